@@ -1,0 +1,143 @@
+"""Actions: the decisions players send, the same vocabulary as game records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, parse_card
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """Open the bout, or throw in: one or more cards."""
+
+    cards: tuple[Card, ...]
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "attack", "cards": [str(c) for c in self.cards]}
+
+    def words(self) -> str:
+        return "attack " + " ".join(str(c) for c in self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Defend:
+    """Cover the uncovered attack card ``attack`` with ``card``."""
+
+    attack: Card
+    card: Card
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "defend", "attack": str(self.attack), "card": str(self.card)}
+
+    def words(self) -> str:
+        return f"defend {self.attack} {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """The defender takes the table."""
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "take"}
+
+    def words(self) -> str:
+        return "take"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A thrower has nothing (more) to add now."""
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "pass"}
+
+    def words(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """Transfer variant: pass the defence on by playing ``card``."""
+
+    card: Card
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "transfer", "card": str(self.card)}
+
+    def words(self) -> str:
+        return f"transfer {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class ShowTrump:
+    """Transfer by showing a trump of the attack rank; it stays in the hand."""
+
+    card: Card
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "show_trump", "card": str(self.card)}
+
+    def words(self) -> str:
+        return f"show_trump {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeTrump:
+    """Swap the deck's lowest trump for the face-up trump card."""
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "exchange_trump"}
+
+    def words(self) -> str:
+        return "exchange_trump"
+
+
+Action = Attack | Defend | Take | Pass | Transfer | ShowTrump | ExchangeTrump
+
+TAKE = Take()
+PASS = Pass()
+EXCHANGE_TRUMP = ExchangeTrump()
+
+
+def action_from_step(step: dict[str, Any]) -> Action:
+    """Read the action part of a record step; ``ValueError`` if malformed."""
+    do = step.get("do")
+    try:
+        if do == "attack":
+            cards = step.get("cards")
+            if not isinstance(cards, list) or not cards:
+                raise ValueError("attack needs a non-empty list of cards")
+            return Attack(tuple(parse_card(c) for c in cards))
+        if do == "defend":
+            return Defend(parse_card(step["attack"]), parse_card(step["card"]))
+        if do == "take":
+            return TAKE
+        if do == "pass":
+            return PASS
+        if do == "transfer":
+            return Transfer(parse_card(step["card"]))
+        if do == "show_trump":
+            return ShowTrump(parse_card(step["card"]))
+        if do == "exchange_trump":
+            return EXCHANGE_TRUMP
+    except KeyError as e:
+        raise ValueError(f"{do} step misses {e.args[0]!r}") from None
+    raise ValueError(f"unknown action {do!r}")
+
+
+def action_from_words(words: list[str]) -> Action:
+    """Read the ``legal``/``illegal`` form after the player name: ``defend 8H 9H``."""
+    if not words:
+        raise ValueError("empty action")
+    do, args = words[0], words[1:]
+    if do == "attack":
+        return action_from_step({"do": do, "cards": args})
+    if do == "defend" and len(args) == 2:
+        return action_from_step({"do": do, "attack": args[0], "card": args[1]})
+    if do in ("transfer", "show_trump") and len(args) == 1:
+        return action_from_step({"do": do, "card": args[0]})
+    if do in ("take", "pass", "exchange_trump") and not args:
+        return action_from_step({"do": do})
+    raise ValueError(f"cannot read action {' '.join(words)!r}")

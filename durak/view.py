@@ -1,0 +1,67 @@
+"""What one seat may see of a game, and how a game ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action
+from .cards import Card, Suit
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: a draw, or the losing seat(s) (a whole team with ``teams``)."""
+
+    losers: tuple[int, ...] = ()
+    draw: bool = False
+
+    @property
+    def loser(self) -> int | None:
+        """The durak; ``None`` for a draw (and for a team loss, see ``losers``)."""
+        return self.losers[0] if len(self.losers) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    seat: int
+    name: str
+    cards: int
+    out: bool
+    team: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A game as one seat sees it: its own hand, and only counts of the others.
+
+    ``seat`` is ``None`` (and ``hand`` empty) for the public view, which is what
+    a group message may show.
+    """
+
+    seat: int | None
+    hand: tuple[Card, ...]
+    legal: tuple[Action, ...]
+    seats: tuple[SeatInfo, ...]
+    trump: Suit
+    trump_card: Card | None
+    trump_card_in_stock: bool
+    stock: int
+    discard: int
+    table: tuple[tuple[Card, Card | None], ...]
+    attacker: int | None
+    defender: int | None
+    throwers: tuple[int, ...]
+    limit: int | None
+    taking: bool
+    waiting_for: tuple[int, ...]
+    opener: int | None
+    opener_reason: str
+    opener_card: Card | None
+    first_bout: bool
+    dealer: int | None
+    outcome: Outcome | None
+    moves: int
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None
