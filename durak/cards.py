@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 
 
 class Suit(enum.IntEnum):
@@ -61,10 +62,11 @@ class Card:
 
     suit: Suit
     rank: Rank
+    #: ``suit * 16 + rank``: the card's bit in a card mask (stored, it is hot).
+    id: int = field(init=False, compare=False, repr=False)
 
-    @property
-    def id(self) -> int:
-        return int(self.suit) * 16 + int(self.rank)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", int(self.suit) * 16 + int(self.rank))
 
     @property
     def bit(self) -> int:
@@ -103,12 +105,14 @@ def lowest_rank(deck_size: int) -> Rank:
     return _LOWEST_RANK[deck_size]
 
 
+@cache
 def deck(deck_size: int) -> tuple[Card, ...]:
     """The deck in a fixed order: suits S H D C, ranks ascending."""
     low = _LOWEST_RANK[deck_size]
-    return tuple(Card(s, r) for s in Suit for r in Rank if r >= low)
+    return tuple(card_of(int(s) * 16 + int(r)) for s in Suit for r in Rank if r >= low)
 
 
+@cache
 def deck_mask(deck_size: int) -> int:
     return mask_of(deck(deck_size))
 
@@ -143,7 +147,7 @@ def parse_card(text: str) -> Card:
     suit = _SUIT_BY_TEXT.get(t[-1])
     if rank is None or suit is None:
         raise ValueError(f"not a card: {text!r}")
-    return Card(suit, rank)
+    return card_of(int(suit) * 16 + int(rank))
 
 
 def parse_suit(text: str) -> Suit:
@@ -205,13 +209,21 @@ def suit_mask(suit: int) -> int:
     return SUIT_LANE << (16 * suit)
 
 
-def beaters_mask(card_id: int, trump: int) -> int:
-    """Every card that beats ``card_id``: a higher one of its suit, or any trump."""
+def _beaters(card_id: int, trump: int) -> int:
     suit, rank = card_id >> 4, card_id & 15
     higher = ((SUIT_LANE << (rank + 1)) & SUIT_LANE) << (16 * suit)
     if suit == trump:
         return higher
     return higher | (SUIT_LANE << (16 * trump))
+
+
+#: ``BEATERS[trump][card_id]``: every card that beats the card (a table: it is hot).
+BEATERS = tuple(tuple(_beaters(i, t) for i in range(64)) for t in range(4))
+
+
+def beaters_mask(card_id: int, trump: int) -> int:
+    """Every card that beats ``card_id``: a higher one of its suit, or any trump."""
+    return BEATERS[trump][card_id]
 
 
 def sort_key(card: Card, trump: Suit | None) -> tuple[int, int, int]:

@@ -12,7 +12,7 @@ Seats are ints in clockwise order; names are for records and views only.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -30,7 +30,8 @@ from .actions import (
     Transfer,
 )
 from .cards import (
-    CARDS,
+    BEATERS,
+    RANK_LANES,
     Card,
     Suit,
     beaters_mask,
@@ -38,7 +39,6 @@ from .cards import (
     cards_of,
     deck,
     deck_mask,
-    ids_of,
     lowest_rank,
     of_ranks,
     parse_card,
@@ -69,7 +69,6 @@ class Game:
     """One game: the rules, the seats, the deal, and the actions applied."""
 
     __slots__ = (
-        "_beaters",
         "attacker",
         "covers",
         "dealer",
@@ -81,6 +80,7 @@ class Game:
         "history",
         "limit",
         "n",
+        "open",
         "opener",
         "opener_card",
         "opener_reason",
@@ -115,6 +115,7 @@ class Game:
     defender: int
     table: list[int]  # attack cards in play order
     covers: list[int]  # the cover of each attack card, -1 while uncovered
+    open: int  # how many attack cards are uncovered
     table_ranks: int  # 16-bit rank set of every card on the table
     limit: int
     taking: bool
@@ -140,7 +141,6 @@ class Game:
         self.rules = rules
         self.players = names
         self.n = len(names)
-        self._beaters: dict[int, int] = {}
         self.hands = [0] * self.n
         self.stock = []
         self.discard = 0
@@ -148,7 +148,7 @@ class Game:
         self.out = [False] * self.n
         self.attacker = self.defender = -1
         self.table, self.covers = [], []
-        self.table_ranks = 0
+        self.open = self.table_ranks = 0
         self.limit = 0
         self.taking = self.primary_passed = False
         self.passed = self.throwers = self.shown = 0
@@ -205,7 +205,7 @@ class Game:
         game = cls(rules, players)
         n = game.n
         ids = [c.id for c in order]
-        if len(ids) != rules.deck or set(ids) != set(c.id for c in deck(rules.deck)):
+        if len(ids) != rules.deck or sum(1 << i for i in set(ids)) != deck_mask(rules.deck):
             raise ValueError(f"the deck order must list each of the {rules.deck} cards once")
         if not 0 <= dealer < n:
             raise ValueError("no such dealer")
@@ -380,7 +380,7 @@ class Game:
         self.throwers = self._throwers_for(attacker, defender)
         self.limit = self._limit_for(defender)
         self.table, self.covers = [], []
-        self.table_ranks = 0
+        self.open = self.table_ranks = 0
         self.taking = self.primary_passed = False
         self.passed = self.shown = 0
 
@@ -396,13 +396,10 @@ class Game:
         a = self.attacker
         return seat == a or self.primary_passed or not self._can_throw(a)
 
-    def _uncovered(self) -> bool:
-        return -1 in self.covers
-
     def _transfer_target(self, seat: int, extra: int) -> tuple[int, int] | None:
         """The new defender and limit if ``seat`` transfers adding ``extra`` attack
         cards, or ``None`` if the situation does not allow it."""
-        if not self.table or -1 not in self.covers or any(c != -1 for c in self.covers):
+        if not self.table or self.open != len(self.table):
             return None
         if ranks_of(sum(1 << c for c in self.table)).bit_count() != 1:
             return None
@@ -416,7 +413,7 @@ class Game:
 
     def _settle(self) -> None:
         """Close the bout once nobody can add a card (RULES.md section 4)."""
-        if not self.taking and -1 in self.covers:
+        if not self.taking and self.open:
             return
         throwers, passed = self.throwers, self.passed
         if len(self.table) < self.limit:
@@ -445,6 +442,7 @@ class Game:
             self.discard += len(self.table) + len(self.covers)
             self.discard_mask |= cards
         self.table, self.covers = [], []
+        self.open = 0
         self.first_bout = False
         hands, stock, n = self.hands, self.stock, self.n
         if stock:
@@ -510,11 +508,11 @@ class Game:
             mask |= bit
         return mask
 
-    def _verify_attack(self, seat: int, cards: Sequence[Card]) -> int:
+    def _verify_attack(self, seat: int, action: Attack) -> int:
+        cards = action.cards
         self._check_turn(seat)
         if not cards:
             raise ValueError("an attack needs at least one card")
-        name = self.players[seat]
         if not self.table:
             if seat != self.attacker:
                 raise IllegalAction("not_your_turn", f"{self.players[self.attacker]} opens")
@@ -523,7 +521,7 @@ class Game:
                 raise IllegalAction("mixed_ranks", "an opening is one card or cards of one rank")
         else:
             if not self._may_throw(seat):
-                raise IllegalAction("not_your_turn", f"{name} may not throw in now")
+                raise IllegalAction("not_your_turn", f"{self.players[seat]} may not throw in now")
             mask = self._hand_mask(seat, cards)
             if ranks_of(mask) & ~self.table_ranks:
                 raise IllegalAction("rank_not_on_table", "that rank is not on the table")
@@ -531,10 +529,20 @@ class Game:
             raise IllegalAction("limit", f"this bout allows at most {self.limit} attack cards")
         return mask
 
-    def _verify_defend(self, seat: int, attack: Card, card: Card) -> int:
+    def _do_attack(self, seat: int, action: Attack, mask: int) -> None:
+        self.hands[seat] &= ~mask
+        for c in action.cards:
+            self.table.append(c.id)
+            self.covers.append(-1)
+        self.open += len(action.cards)
+        self.table_ranks |= 1 << (action.cards[0].id & 15)
+        self.passed = 0
+
+    def _verify_defend(self, seat: int, action: Defend) -> int:
         self._check_turn(seat)
         if seat != self.defender or self.taking or not self.table:
             raise IllegalAction("not_your_turn", f"{self.players[seat]} is not defending now")
+        attack, card = action.attack, action.card
         self._hand_mask(seat, (card,))
         try:
             index = self.table.index(attack.id)
@@ -542,35 +550,47 @@ class Game:
             index = -1
         if index < 0 or self.covers[index] != -1:
             raise IllegalAction("not_on_table", f"{attack} is not an uncovered attack card")
-        if not self._beats(attack.id, card.id):
+        if not beaters_mask(attack.id, self.trump) >> card.id & 1:
             raise IllegalAction("cannot_beat", f"{card} does not beat {attack}")
         return index
 
-    def _beats(self, attack: int, card: int) -> bool:
-        key = attack | self.trump << 8
-        mask = self._beaters.get(key)
-        if mask is None:
-            mask = self._beaters[key] = beaters_mask(attack, self.trump)
-        return bool(mask >> card & 1)
+    def _do_defend(self, seat: int, action: Defend, index: int) -> None:
+        card = action.card.id
+        self.hands[seat] &= ~(1 << card)
+        self.covers[index] = card
+        self.open -= 1
+        self.table_ranks |= 1 << (card & 15)
+        self.passed = 0
 
-    def _verify_take(self, seat: int) -> None:
+    def _verify_take(self, seat: int, action: Take) -> None:
         self._check_turn(seat)
         if seat != self.defender:
             raise IllegalAction("not_your_turn", f"{self.players[seat]} is not defending")
-        if self.taking or -1 not in self.covers:
+        if self.taking or not self.open:
             raise IllegalAction("cannot_take", "nothing to take: no uncovered card, or taking")
 
-    def _verify_pass(self, seat: int) -> None:
+    def _do_take(self, seat: int, action: Take, _: None) -> None:
+        self.taking = True
+        self.passed = 0
+
+    def _verify_pass(self, seat: int, action: Pass) -> None:
         self._check_turn(seat)
         if not self._may_throw(seat) or not self._can_throw(seat):
             raise IllegalAction("not_your_turn", f"{self.players[seat]} has nothing to pass on")
 
-    def _verify_transfer(self, seat: int, card: Card, shown: bool) -> tuple[int, int]:
+    def _do_pass(self, seat: int, action: Pass, _: None) -> None:
+        self.passed |= 1 << seat
+        if seat == self.attacker:
+            self.primary_passed = True
+
+    def _verify_transfer(self, seat: int, action: Transfer | ShowTrump) -> tuple[int, int]:
         self._check_turn(seat)
         if seat != self.defender or self.taking or not self.table:
             raise IllegalAction("not_your_turn", f"{self.players[seat]} is not defending now")
+        shown = isinstance(action, ShowTrump)
         if not self.rules.transfer or (shown and not self.rules.transfer_by_showing_trump):
             raise IllegalAction("variant_off", "these rules have no such transfer")
+        card = action.card
         self._hand_mask(seat, (card,))
         if card.id & 15 != self.table[0] & 15:
             raise IllegalAction("cannot_transfer", f"{card} is not of the attack rank")
@@ -581,10 +601,27 @@ class Game:
             raise IllegalAction("cannot_transfer", "the defence cannot be passed on now")
         return target
 
+    def _do_transfer(
+        self, seat: int, action: Transfer | ShowTrump, target: tuple[int, int]
+    ) -> None:
+        card = action.card.id
+        if isinstance(action, Transfer):
+            self.hands[seat] &= ~(1 << card)
+            self.table.append(card)
+            self.covers.append(-1)
+            self.open += 1
+        else:
+            self.shown |= 1 << card
+        self.defender, self.limit = target
+        self.attacker = seat
+        self.throwers = self._throwers_for(seat, self.defender)
+        self.passed = 0
+        self.primary_passed = False
+
     def _lowest_trump(self) -> int:
         return self.trump * 16 + int(lowest_rank(self.rules.deck))
 
-    def _verify_exchange(self, seat: int) -> None:
+    def _verify_exchange(self, seat: int, action: ExchangeTrump) -> None:
         self._check_turn(seat)
         if seat != self.attacker or self.table:
             raise IllegalAction("not_your_turn", "only the opener, before he opens")
@@ -594,74 +631,26 @@ class Game:
         if len(self.stock) < 2:
             raise IllegalAction("cannot_exchange", "the stock is too small to exchange the trump")
 
+    def _do_exchange(self, seat: int, action: ExchangeTrump, _: None) -> None:
+        low, old = self._lowest_trump(), self.stock[0]
+        self.hands[seat] = (self.hands[seat] & ~(1 << low)) | (1 << old)
+        self.stock[0] = self.trump_card = low
+
     def verify(self, seat: int, action: Action) -> None:
         """Raise :class:`IllegalAction` unless ``seat`` may apply ``action`` now."""
-        self._verify(seat, action)
-
-    def _verify(self, seat: int, action: Action) -> Any:
-        if isinstance(action, Attack):
-            return self._verify_attack(seat, action.cards)
-        if isinstance(action, Defend):
-            return self._verify_defend(seat, action.attack, action.card)
-        if isinstance(action, Take):
-            return self._verify_take(seat)
-        if isinstance(action, Pass):
-            return self._verify_pass(seat)
-        if isinstance(action, Transfer):
-            return self._verify_transfer(seat, action.card, False)
-        if isinstance(action, ShowTrump):
-            return self._verify_transfer(seat, action.card, True)
-        if isinstance(action, ExchangeTrump):
-            return self._verify_exchange(seat)
-        raise TypeError(f"not an action: {action!r}")
+        _handler(action)[0](self, seat, action)
 
     def can_apply(self, seat: int, action: Action) -> bool:
         try:
-            self._verify(seat, action)
+            _handler(action)[0](self, seat, action)
         except IllegalAction:
             return False
         return True
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply ``seat``'s decision, or raise :class:`IllegalAction` and change nothing."""
-        checked = self._verify(seat, action)
-        if isinstance(action, Attack):
-            self.hands[seat] &= ~checked
-            for c in action.cards:
-                self.table.append(c.id)
-                self.covers.append(-1)
-            self.table_ranks |= 1 << (action.cards[0].id & 15)
-            self.passed = 0
-        elif isinstance(action, Defend):
-            self.hands[seat] &= ~(1 << action.card.id)
-            self.covers[checked] = action.card.id
-            self.table_ranks |= 1 << (action.card.id & 15)
-            self.passed = 0
-        elif isinstance(action, Take):
-            self.taking = True
-            self.passed = 0
-        elif isinstance(action, Pass):
-            self.passed |= 1 << seat
-            if seat == self.attacker:
-                self.primary_passed = True
-        elif isinstance(action, Transfer | ShowTrump):
-            target, limit = checked
-            if isinstance(action, Transfer):
-                self.hands[seat] &= ~(1 << action.card.id)
-                self.table.append(action.card.id)
-                self.covers.append(-1)
-            else:
-                self.shown |= 1 << action.card.id
-            self.attacker, self.defender, self.limit = seat, target, limit
-            self.throwers = self._throwers_for(seat, target)
-            self.passed = 0
-            self.primary_passed = False
-        else:  # ExchangeTrump
-            low = self._lowest_trump()
-            old = self.stock[0]
-            self.hands[seat] = (self.hands[seat] & ~(1 << low)) | (1 << old)
-            self.stock[0] = low
-            self.trump_card = low
+        verify, do = _handler(action)
+        do(self, seat, action, verify(self, seat, action))
         self.history.append((seat, action))
         if self.table:
             self._settle()
@@ -675,7 +664,7 @@ class Game:
         if not self.table:
             return [self.attacker]
         seats = []
-        if not self.taking and -1 in self.covers:
+        if not self.taking and self.open:
             seats.append(self.defender)
         throwers, s = self.throwers, 0
         while throwers:
@@ -694,24 +683,25 @@ class Game:
         if not self.table:
             if seat != self.attacker:
                 return acts
-            by_rank: dict[int, list[Card]] = {}
-            for i in ids_of(hand):
-                by_rank.setdefault(i & 15, []).append(CARDS[i])  # type: ignore[arg-type]
-            for group in by_rank.values():
-                for size in range(1, min(len(group), self.limit) + 1):
-                    acts.extend(Attack(combo) for combo in combinations(group, size))
-            if self.rules.trump_exchange and len(self.stock) >= 2:
-                if hand >> self._lowest_trump() & 1:
-                    acts.append(EXCHANGE_TRUMP)
+            ranks, limit = ranks_of(hand), self.limit
+            while ranks:
+                low = ranks & -ranks
+                acts.extend(_attacks(hand & (low * RANK_LANES), limit, None))
+                ranks ^= low
+            if (
+                self.rules.trump_exchange
+                and len(self.stock) >= 2
+                and hand >> self._lowest_trump() & 1
+            ):
+                acts.append(EXCHANGE_TRUMP)
             return acts
         if seat == self.defender:
-            if not self.taking and -1 in self.covers:
+            if not self.taking and self.open:
                 trump = self.trump
+                beaters = BEATERS[trump]
                 for a, c in zip(self.table, self.covers, strict=True):
                     if c == -1:
-                        attack = CARDS[a]
-                        beat = hand & beaters_mask(a, trump)
-                        acts.extend(Defend(attack, CARDS[b]) for b in ids_of(beat))  # type: ignore[arg-type]
+                        acts.extend(_defends(a, hand & beaters[a]))
                 acts.append(TAKE)
                 if self.rules.transfer:
                     same = hand & of_ranks(1 << (self.table[0] & 15))
@@ -723,12 +713,34 @@ class Game:
                             acts.extend(ShowTrump(c) for c in cards_of(show))
             return acts
         if self._may_throw(seat) and self._can_throw(seat):
-            group = cards_of(hand & of_ranks(self.table_ranks))
             room = self.limit - len(self.table)
-            for size in range(1, min(len(group), room) + 1):
-                acts.extend(Attack(combo) for combo in combinations(group, size))
-            acts.append(PASS)
+            acts.extend(_attacks(hand & of_ranks(self.table_ranks), room, PASS))
         return acts
+
+    def legal_by_seat(self) -> list[tuple[int, Sequence[Action]]]:
+        """``(seat, legal_actions(seat))`` for every seat in ``actors()``, in one pass:
+        what a simulation asks at every step, so it shares the work between seats."""
+        if self.result is not None:
+            return []
+        if not self.table:
+            return [(self.attacker, self.legal_actions(self.attacker))]
+        moves: list[tuple[int, Sequence[Action]]] = []
+        if not self.taking and self.open:
+            moves.append((self.defender, self.legal_actions(self.defender)))
+        room = self.limit - len(self.table)
+        if room > 0:
+            ranks = self.table_ranks * RANK_LANES
+            hands, a = self.hands, self.attacker
+            everyone = self.primary_passed or not hands[a] & ranks
+            free, s = self.throwers & ~self.passed, 0
+            while free:
+                if free & 1:
+                    mine = hands[s] & ranks
+                    if mine and (everyone or s == a):
+                        moves.append((s, _attacks(mine, room, PASS)))
+                free >>= 1
+                s += 1
+        return moves
 
     def seat_of(self, name: str) -> int:
         try:
@@ -811,6 +823,66 @@ class Game:
         most = max(self.hands[s].bit_count() for s in ordered)
         dealer = next(s for s in ordered if self.hands[s].bit_count() == most)
         return "after_loss", dealer, dealer
+
+
+# Action values are immutable, so the generator hands out shared instances:
+# building frozen dataclasses is most of the cost of listing legal actions.
+_ATTACK_CACHE: dict[tuple[int, int, Pass | None], tuple[Action, ...]] = {}
+_DEFEND_CACHE: dict[int, tuple[Defend, ...]] = {}
+_CACHE_CAP = 250_000
+
+
+def _attacks(mask: int, room: int, then: Pass | None) -> tuple[Action, ...]:
+    """Every attack of 1..room cards out of ``mask`` (all of one rank, or all
+    of ranks already on the table: the caller passes only such cards), and
+    ``then`` after them if given."""
+    key = (mask, room, then)
+    acts = _ATTACK_CACHE.get(key)
+    if acts is None:
+        if len(_ATTACK_CACHE) > _CACHE_CAP:
+            _ATTACK_CACHE.clear()
+        group = cards_of(mask)
+        attacks: list[Action] = [
+            Attack(combo)
+            for size in range(1, min(len(group), room) + 1)
+            for combo in combinations(group, size)
+        ]
+        if then is not None:
+            attacks.append(then)
+        acts = _ATTACK_CACHE[key] = tuple(attacks)
+    return acts
+
+
+def _defends(attack: int, beaters: int) -> tuple[Defend, ...]:
+    """Every cover of ``attack`` by one of the cards in ``beaters``."""
+    key = beaters << 6 | attack
+    acts = _DEFEND_CACHE.get(key)
+    if acts is None:
+        if len(_DEFEND_CACHE) > _CACHE_CAP:
+            _DEFEND_CACHE.clear()
+        card = card_of(attack)
+        acts = _DEFEND_CACHE[key] = tuple(Defend(card, c) for c in cards_of(beaters))
+    return acts
+
+
+_Verify = Callable[[Game, int, Any], Any]
+_Do = Callable[[Game, int, Any, Any], None]
+_HANDLERS: dict[type, tuple[_Verify, _Do]] = {
+    Attack: (Game._verify_attack, Game._do_attack),
+    Defend: (Game._verify_defend, Game._do_defend),
+    Take: (Game._verify_take, Game._do_take),
+    Pass: (Game._verify_pass, Game._do_pass),
+    Transfer: (Game._verify_transfer, Game._do_transfer),
+    ShowTrump: (Game._verify_transfer, Game._do_transfer),
+    ExchangeTrump: (Game._verify_exchange, Game._do_exchange),
+}
+
+
+def _handler(action: Action) -> tuple[_Verify, _Do]:
+    try:
+        return _HANDLERS[type(action)]
+    except KeyError:
+        raise TypeError(f"not an action: {action!r}") from None
 
 
 def _list(value: Any, what: str) -> list[Any]:

@@ -17,8 +17,16 @@ NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
 
 def random_step(game: Game, rng: random.Random) -> tuple[int, Action]:
     """One uniformly random legal action among every seat that may act now."""
-    choices = [(seat, a) for seat in game.actors() for a in game.legal_actions(seat)]
-    return choices[rng.randrange(len(choices))]
+    moves = game.legal_by_seat()
+    total = 0
+    for _, acts in moves:
+        total += len(acts)
+    pick = int(rng.random() * total)
+    for seat, acts in moves:
+        if pick < len(acts):
+            return seat, acts[pick]
+        pick -= len(acts)
+    raise AssertionError("nobody may act in a running game")
 
 
 def play_random(game: Game, rng: random.Random, max_steps: int = 100_000) -> Game:

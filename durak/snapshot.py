@@ -134,6 +134,7 @@ def _read(data: Any) -> Game:
         game.table_ranks |= 1 << (game.table[-1] & 15)
         if game.covers[-1] >= 0:
             game.table_ranks |= 1 << (game.covers[-1] & 15)
+    game.open = game.covers.count(-1)
     if len(set(counted)) != len(counted):
         raise MalformedRecord("a card appears twice")
     full = deck_mask(game.rules.deck)
