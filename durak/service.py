@@ -1,0 +1,934 @@
+"""The game service: lobbies, running games, tallies and settings, durable in SQLite.
+
+Front ends (the Telegram bot, a terminal, tests) call only this; it never
+imports a front end. Every change a user makes is one store transaction: an
+action writes its log row, the new snapshot and version (and, when it ends the
+game, the ending and the tallies) together or not at all.
+
+Running games live in memory (``game_id`` -> engine ``Game`` + version),
+loaded and checked against their action logs at :meth:`GameService.open`. An
+action is applied to the in-memory game first (the engine refuses before it
+changes anything), then written; if the write fails the in-memory game is
+dropped and rebuilt from the store on next use, so memory never runs ahead of
+the disk.
+
+Locks, always taken in this order so they cannot deadlock: the chat's lock
+(lobby life cycle), then the game's lock (actions, surrender, reads of a
+running game), then the store's lock (inside ``transaction``/``reading``).
+
+Decisions worth knowing:
+
+- A surrender (a player leaving a running game) ends it with that player alone
+  as the loser, also with ``teams``; his tally counts a loss, everyone's counts a
+  game played, and he deals the next game of the series.
+- A cancelled game (lobby or running) changes no tally.
+- ``play_again`` keeps the previous game's seats and rules (a series is played
+  under one set of rules); new chat settings apply to the next lobby.
+- Changing chat settings while a lobby is open changes that lobby's rules too
+  (rules are picked before a game starts, never during one).
+- AI seats (``kind == "ai"``) get negative user ids and no tallies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import secrets
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from types import TracebackType
+from typing import Any
+
+from .actions import Action, action_from_step
+from .errors import IllegalAction, MalformedRecord
+from .game import Game
+from .records import export_record, replay
+from .rules import Rules
+from .service_errors import (
+    AlreadyJoined,
+    BadAction,
+    BadPlayerCount,
+    DatabaseError,
+    GameOver,
+    GameRunning,
+    IllegalMove,
+    InvalidSetting,
+    LobbyExists,
+    LobbyFull,
+    NoLobby,
+    NotAllowed,
+    NotEnoughPlayers,
+    NotInGame,
+    NotRunning,
+    ServiceError,
+    StaleVersion,
+    UnknownGame,
+)
+from .service_types import (
+    AI,
+    CANCELLED,
+    FINISHED,
+    HUMAN,
+    LOBBY,
+    PLAYED,
+    RUNNING,
+    SURRENDER,
+    ApplyResult,
+    ChatSettings,
+    Ending,
+    GameInfo,
+    LeaveResult,
+    MessageRef,
+    Seat,
+    Tally,
+    UserSettings,
+)
+from .snapshot import to_snapshot
+from .store import GameRow, LoggedAction, Store, Tx
+from .view import View
+
+__all__ = ["DEFAULT_PATH", "GameService"]
+
+log = logging.getLogger(__name__)
+
+#: The database file when the front end names none: in the working folder.
+DEFAULT_PATH = "durak.sqlite3"
+
+_RULE_NAMES = frozenset(f.name for f in fields(Rules))
+_LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")
+_MAX_TIMEOUT = 7 * 24 * 3600
+_MAX_NAME = 64
+_ENDED_CACHE = 64
+
+
+class _Conflict(Exception):
+    """The database moved on under us (a concurrent writer); rolls the transaction back."""
+
+
+class _Damaged(Exception):
+    """A running game whose log cannot be replayed."""
+
+
+@dataclass(slots=True, eq=False)
+class _Live:
+    """A running game in memory; its ``version`` always equals the stored one."""
+
+    game_id: int
+    chat_id: int
+    game: Game
+    version: int
+    seats: tuple[Seat, ...]
+
+    def seat_of(self, user_id: int) -> int:
+        for s in self.seats:
+            if s.user_id == user_id:
+                return s.seat
+        raise NotInGame(f"user {user_id} has no seat in game {self.game_id}")
+
+
+class GameService:
+    """Lobbies and games of many chats over one store. Open with :meth:`open`."""
+
+    def __init__(self, store: Store) -> None:
+        """Use :meth:`open`; this does not load the running games."""
+        self._store = store
+        self._live: dict[int, _Live] = {}
+        self._damaged: dict[int, str] = {}
+        self._repair: set[int] = set()  # loaded games whose stored snapshot must be rewritten
+        self._ended: OrderedDict[int, Game] = OrderedDict()
+        self._game_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._chat_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    @classmethod
+    async def open(
+        cls, path: str | os.PathLike[str] = DEFAULT_PATH, *, check: str = "quick"
+    ) -> GameService:
+        """Open the store at ``path`` and load every running game, checking each
+        against a replay of its log. :class:`DatabaseError` if the file is unusable."""
+        store = await Store.open(path, check=check)
+        service = cls(store)
+        try:
+            await service._load_running()
+        except BaseException:
+            await store.close()
+            raise
+        return service
+
+    async def close(self) -> None:
+        await self._store.close()
+        self._live.clear()
+        self._ended.clear()
+
+    async def __aenter__(self) -> GameService:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def store(self) -> Store:
+        """For maintenance and tests; front ends call the service's methods."""
+        return self._store
+
+    # ---- lobbies ------------------------------------------------------------------
+
+    async def create_lobby(
+        self, chat_id: int, user_id: int, name: str, chat_title: str | None = None
+    ) -> GameInfo:
+        """Open a lobby in the chat with the chat's rule settings; its creator sits first."""
+        async with self._chat_lock(chat_id), self._store.transaction() as tx:
+            await self._refuse_open(tx, chat_id)
+            now = time.time()
+            await tx.upsert_chat(chat_id, chat_title, now)
+            settings = self._settings(chat_id, await tx.chat_settings(chat_id))
+            await tx.upsert_user(user_id, name, now)
+            game_id = await tx.insert_game(chat_id, user_id, _rules_json(settings.rules), now)
+            if game_id is None:
+                raise LobbyExists(f"chat {chat_id} already has an open lobby or game")
+            await tx.add_seat(game_id, Seat(0, user_id, _seat_name(name, (), 0)))
+            return await self._info(tx, await self._row(tx, game_id))
+
+    async def join(self, chat_id: int, user_id: int, name: str) -> GameInfo:
+        async with self._chat_lock(chat_id), self._store.transaction() as tx:
+            row = await self._open_lobby(tx, chat_id)
+            seats = await tx.seats(row.game_id)
+            if any(s.user_id == user_id for s in seats):
+                raise AlreadyJoined(f"user {user_id} already sits in lobby {row.game_id}")
+            rules = _rules(row.rules)
+            if len(seats) >= rules.max_players:
+                raise LobbyFull(f"{rules.deck} cards seat at most {rules.max_players} players")
+            now = time.time()
+            await tx.upsert_user(user_id, name, now)
+            await tx.add_seat(
+                row.game_id, Seat(len(seats), user_id, _seat_name(name, seats, len(seats)))
+            )
+            await tx.update_lobby(row.game_id, now)
+            return await self._info(tx, await self._row(tx, row.game_id))
+
+    async def add_ai(
+        self, chat_id: int, level: str, by_user: int, is_admin: bool = False
+    ) -> GameInfo:
+        """Seat an AI player (issue 6 plays it); only the creator or an admin may."""
+        async with self._chat_lock(chat_id), self._store.transaction() as tx:
+            row = await self._open_lobby(tx, chat_id)
+            _check_may(row, by_user, is_admin, "add an AI player")
+            seats = await tx.seats(row.game_id)
+            rules = _rules(row.rules)
+            if len(seats) >= rules.max_players:
+                raise LobbyFull(f"{rules.deck} cards seat at most {rules.max_players} players")
+            ai_id = min([s.user_id for s in seats if s.is_ai] + [0]) - 1
+            name = _seat_name(f"AI {-ai_id} ({level})", seats, len(seats))
+            await tx.add_seat(row.game_id, Seat(len(seats), ai_id, name, AI, level))
+            await tx.update_lobby(row.game_id, time.time())
+            return await self._info(tx, await self._row(tx, row.game_id))
+
+    async def leave(self, chat_id: int, user_id: int) -> LeaveResult:
+        """Leave the chat's lobby, or surrender its running game.
+
+        When the lobby's creator leaves, the next human in it becomes the creator;
+        when no human is left, the lobby is cancelled (``outcome == "closed"``).
+        """
+        async with self._chat_lock(chat_id):
+            async with self._store.transaction() as tx:
+                row = await tx.open_game_in_chat(chat_id)
+                if row is None:
+                    raise NoLobby(f"chat {chat_id} has no open lobby or game")
+                if row.status == LOBBY:
+                    return await self._leave_lobby(tx, row, user_id)
+            return LeaveResult("surrendered", await self.surrender(row.game_id, user_id))
+
+    async def _leave_lobby(self, tx: Tx, row: GameRow, user_id: int) -> LeaveResult:
+        seats = await tx.seats(row.game_id)
+        if not any(s.user_id == user_id for s in seats):
+            raise NotInGame(f"user {user_id} is not in lobby {row.game_id}")
+        kept: list[Seat] = []
+        for s in seats:
+            if s.user_id != user_id:
+                kept.append(Seat(len(kept), s.user_id, s.name, s.kind, s.level))
+        await tx.replace_seats(row.game_id, kept)
+        now = time.time()
+        humans = [s for s in kept if not s.is_ai]
+        outcome = "left"
+        if not humans:
+            await tx.end_game(
+                row.game_id, LOBBY, CANCELLED, Ending(CANCELLED, by_user=user_id), now
+            )
+            outcome = "closed"
+        elif row.creator_id == user_id:
+            await tx.update_lobby(row.game_id, now, creator_id=humans[0].user_id)
+        else:
+            await tx.update_lobby(row.game_id, now)
+        return LeaveResult(outcome, await self._info(tx, await self._row(tx, row.game_id)))
+
+    async def start(
+        self, chat_id: int, user_id: int, is_admin: bool = False, seed: int | str | None = None
+    ) -> GameInfo:
+        """Deal the lobby's game: only its creator or an admin, 2 to the deck's
+        maximum players. ``seed`` defaults to a random one; it is stored."""
+        async with self._chat_lock(chat_id), self._store.transaction() as tx:
+            row = await self._open_lobby(tx, chat_id)
+            _check_may(row, user_id, is_admin, "start the game")
+            seats = await tx.seats(row.game_id)
+            rules = _rules(row.rules)
+            _check_count(rules, len(seats))
+            seed_text = str(secrets.randbits(63) if seed is None else seed)
+            game = Game.from_seed(rules, [s.name for s in seats], seed_text)
+            now = time.time()
+            ok = await tx.start_game(
+                row.game_id, seed_text, _json(game.start), _snapshot_text(game), now
+            )
+            if not ok:
+                raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
+            self._live.setdefault(row.game_id, _Live(row.game_id, chat_id, game, 0, tuple(seats)))
+            try:
+                return await self._info(tx, await self._row(tx, row.game_id))
+            except BaseException:
+                self._live.pop(row.game_id, None)
+                raise
+
+    async def cancel(self, chat_id: int, user_id: int, is_admin: bool = False) -> GameInfo:
+        """End the chat's lobby or running game without a loser (the creator or an
+        admin only). No tally changes."""
+        async with self._chat_lock(chat_id):
+            async with self._store.reading() as tx:
+                row = await tx.open_game_in_chat(chat_id)
+            if row is None:
+                raise NoLobby(f"chat {chat_id} has no open lobby or game")
+            _check_may(row, user_id, is_admin, "cancel the game")
+            async with self._game_lock(row.game_id), self._store.transaction() as tx:
+                ending = Ending(CANCELLED, by_user=user_id)
+                if not await tx.end_game(row.game_id, row.status, CANCELLED, ending, time.time()):
+                    raise GameOver(f"game {row.game_id} has already ended")
+                live = self._live.pop(row.game_id, None)
+                try:
+                    info = await self._info(tx, await self._row(tx, row.game_id), live)
+                except BaseException:
+                    if live is not None:
+                        self._live[row.game_id] = live
+                    raise
+            self._damaged.pop(row.game_id, None)
+            if live is not None:
+                self._remember_ended(row.game_id, live.game)
+            return info
+
+    # ---- playing ------------------------------------------------------------------
+
+    async def apply(
+        self,
+        game_id: int,
+        user_id: int,
+        action: Action | Mapping[str, Any],
+        version: int | None = None,
+    ) -> ApplyResult:
+        """Apply one player's action durably.
+
+        ``action`` is an engine action or its record step (``{"do": "take"}``).
+        With ``version`` (what the player saw), an action against an older
+        version is refused with :class:`StaleVersion`: someone acted first.
+        Without it the action applies to whatever the game is now. Refusals:
+        ``unknown_game``, ``not_running``, ``game_over``, ``not_in_game``,
+        ``stale_version``, the engine's codes via :class:`IllegalMove`,
+        ``bad_action``, ``database_error``.
+        """
+        act = _as_action(action)
+        async with self._game_lock(game_id):
+            live = await self._running(game_id)
+            seat = live.seat_of(user_id)
+            if version is not None and version != live.version:
+                raise StaleVersion(
+                    f"game {game_id} is at version {live.version}, not {version}", live.version
+                )
+            game = live.game
+            try:
+                game.apply(seat, act)
+            except IllegalAction as e:
+                raise IllegalMove(e) from None
+            except (ValueError, TypeError) as e:  # refused before any change
+                raise BadAction(f"not a playable action: {e}") from None
+            except BaseException:
+                self._live.pop(game_id, None)  # an engine bug: trust only the store now
+                raise
+            new_version = live.version + 1
+            result = game.result
+            ending = None if result is None else Ending(PLAYED, result.losers, result.draw)
+            step = _json(act.step())
+            snapshot = _snapshot_text(game)
+            now = time.time()
+            try:
+                async with self._store.transaction() as tx:
+                    if not await tx.record_action(
+                        game_id, new_version, seat, user_id, step, snapshot, now, ending
+                    ):
+                        raise _Conflict
+                    if ending is not None:
+                        await tx.add_tallies(live.chat_id, _tally_rows(live.seats, ending))
+            except _Conflict:
+                self._live.pop(game_id, None)
+                raise StaleVersion(f"game {game_id} moved on in the store", -1) from None
+            except BaseException:
+                # Memory ran ahead of a failed write: rebuild from the store on next use.
+                self._live.pop(game_id, None)
+                raise
+            live.version = new_version
+            if ending is not None:
+                self._live.pop(game_id, None)
+                self._remember_ended(game_id, game)
+            return ApplyResult(
+                game_id, live.chat_id, new_version, seat, act, game, ending is not None, ending
+            )
+
+    async def surrender(self, game_id: int, user_id: int) -> GameInfo:
+        """The player leaves a running game: it ends with him as the loser."""
+        async with self._game_lock(game_id):
+            live = await self._running(game_id)
+            seat = live.seat_of(user_id)
+            ending = Ending(SURRENDER, (seat,), False, user_id)
+            try:
+                async with self._store.transaction() as tx:
+                    if not await tx.end_game(game_id, RUNNING, FINISHED, ending, time.time()):
+                        raise GameOver(f"game {game_id} has already ended")
+                    await tx.add_tallies(live.chat_id, _tally_rows(live.seats, ending))
+                    info = await self._info(tx, await self._row(tx, game_id), live)
+            except BaseException:
+                self._live.pop(game_id, None)
+                raise
+            self._live.pop(game_id, None)
+            self._remember_ended(game_id, live.game)
+            return info
+
+    async def play_again(self, game_id: int, user_id: int) -> GameInfo:
+        """Start the next game of the series with the same seats and rules: the
+        loser deals (RULES.md section 2); after a draw the dealer stays. If the next
+        game was already started (two players clicked), that game is returned."""
+        async with self._store.reading() as tx:
+            row = await self._row(tx, game_id)
+        async with self._chat_lock(row.chat_id), self._store.transaction() as tx:
+            row = await self._row(tx, game_id)
+            following = await tx.next_game_of(game_id)
+            if following is not None:
+                return await self._info(tx, await self._row(tx, following))
+            if row.status == LOBBY:
+                raise NotRunning(f"game {game_id} has not started")
+            if row.status == RUNNING:
+                raise GameRunning(f"game {game_id} is still running")
+            ending = row.ending()
+            if row.status == CANCELLED or ending is None or row.start is None:
+                raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
+            seats = await tx.seats(game_id)
+            if not any(s.user_id == user_id for s in seats):
+                raise NotInGame(f"user {user_id} did not play game {game_id}")
+            await self._refuse_open(tx, row.chat_id)
+            dealer: int | None
+            loser: int | None
+            if ending.reason == SURRENDER:
+                series, dealer, loser = "after_loss", ending.losers[0], ending.losers[0]
+            else:
+                series, dealer, loser = (await self._ended_game(tx, row, seats)).next_game()
+            rules = _rules(row.rules)
+            seed = str(secrets.randbits(63))
+            game = Game.from_seed(
+                rules, [s.name for s in seats], seed, series, previous_loser=loser, dealer=dealer
+            )
+            new_id = await tx.insert_game(
+                row.chat_id,
+                user_id,
+                row.rules,
+                time.time(),
+                previous_game_id=game_id,
+                seed=seed,
+                start=_json(game.start),
+                snapshot=_snapshot_text(game),
+            )
+            if new_id is None:
+                raise LobbyExists(f"chat {row.chat_id} already has an open lobby or game")
+            await tx.replace_seats(new_id, seats)
+            self._live.setdefault(new_id, _Live(new_id, row.chat_id, game, 0, tuple(seats)))
+            try:
+                return await self._info(tx, await self._row(tx, new_id))
+            except BaseException:
+                self._live.pop(new_id, None)
+                raise
+
+    # ---- reading ------------------------------------------------------------------
+
+    async def game(self, game_id: int) -> GameInfo:
+        """A lobby or game by id; :class:`UnknownGame` if there is none."""
+        async with self._game_lock(game_id), self._store.reading() as tx:
+            return await self._info(tx, await self._row(tx, game_id))
+
+    async def active_game(self, chat_id: int) -> GameInfo | None:
+        """The chat's open lobby or running game."""
+        async with self._store.reading() as tx:
+            row = await tx.open_game_in_chat(chat_id)
+        return None if row is None else await self._info_of(row.game_id, row.chat_id)
+
+    async def lobby(self, chat_id: int) -> GameInfo | None:
+        info = await self.active_game(chat_id)
+        return info if info is not None and info.status == LOBBY else None
+
+    async def running_games(self) -> list[GameInfo]:
+        """Every running game, e.g. to re-arm timers and messages after a restart."""
+        return [await self.game(game_id) for game_id in sorted(self._live)]
+
+    async def games_of_user(self, user_id: int, include_ended: bool = False) -> list[GameInfo]:
+        """The lobbies and running games the user sits in (with ended ones if asked)."""
+        statuses = (LOBBY, RUNNING, FINISHED, CANCELLED) if include_ended else (LOBBY, RUNNING)
+        async with self._store.reading() as tx:
+            ids = await tx.game_ids_of_user(user_id, statuses)
+        found = []
+        for game_id in ids:
+            try:
+                found.append(await self.game(game_id))
+            except UnknownGame:  # pragma: no cover - games are never deleted
+                continue
+        return found
+
+    async def view(self, game_id: int, user_id: int) -> View:
+        """What this player may see: his hand and legal actions, counts of the others."""
+        game, live_seats = await self._game_object(game_id)
+        for s in live_seats:
+            if s.user_id == user_id:
+                return game.view(s.seat)
+        raise NotInGame(f"user {user_id} has no seat in game {game_id}")
+
+    async def public_view(self, game_id: int) -> View:
+        """What everyone may see (for a group message): no hand."""
+        game, _ = await self._game_object(game_id)
+        return game.view(None)
+
+    async def export_record(self, game_id: int) -> dict[str, Any]:
+        """The game as a ``durak-record/1`` record, replayed from the stored log
+        (not from memory), so it shows exactly what is durable."""
+        async with self._store.reading() as tx:
+            row = await self._row(tx, game_id)
+            if row.start is None:
+                raise NotRunning(f"game {game_id} has not started")
+            seats = await tx.seats(game_id)
+            entries = await tx.log(game_id)
+        try:
+            game = replay(_record(row, seats, entries))
+        except (MalformedRecord, IllegalAction, ValueError, KeyError, TypeError) as e:
+            raise DatabaseError(f"game {game_id} cannot be replayed from its log: {e}") from e
+        name = f"game {game_id} in chat {row.chat_id}"
+        ending = row.ending()
+        if ending is not None and ending.reason == SURRENDER:
+            name += f", {seats[ending.losers[0]].name} surrendered"
+        elif ending is not None and ending.reason == CANCELLED:
+            name += ", cancelled"
+        return export_record(game, name=name)
+
+    # ---- front-end messages -----------------------------------------------------
+
+    async def set_message(
+        self, game_id: int, kind: str, chat_id: int, message_id: int | None
+    ) -> None:
+        """Remember (or with ``None`` forget) a message posted for this game, so it
+        can be edited after a restart: e.g. ``("table", group)``, ``("panel", user)``."""
+        async with self._store.transaction() as tx:
+            await self._row(tx, game_id)
+            await tx.set_message(game_id, kind, chat_id, message_id)
+
+    async def message(self, game_id: int, kind: str, chat_id: int) -> int | None:
+        async with self._store.reading() as tx:
+            for m in await tx.messages(game_id):
+                if m.kind == kind and m.chat_id == chat_id:
+                    return m.message_id
+        return None
+
+    async def messages(self, game_id: int) -> tuple[MessageRef, ...]:
+        async with self._store.reading() as tx:
+            return tuple(await tx.messages(game_id))
+
+    # ---- tallies and settings ---------------------------------------------------
+
+    async def tally(self, chat_id: int, user_id: int) -> Tally:
+        async with self._store.reading() as tx:
+            found = await tx.tally(chat_id, user_id)
+        return found or Tally(chat_id, user_id, "", 0, 0, 0)
+
+    async def leaderboard(self, chat_id: int, limit: int = 10) -> list[Tally]:
+        """Best first: the lowest share of losses, then the most games played."""
+        async with self._store.reading() as tx:
+            return await tx.leaderboard(chat_id, max(0, limit))
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        async with self._store.reading() as tx:
+            return self._settings(chat_id, await tx.chat_settings(chat_id))
+
+    async def set_chat_settings(self, chat_id: int, **changes: Any) -> ChatSettings:
+        """Change rule options (RULES.md names), ``turn_timeout`` (seconds or
+        ``None``) or ``language``; an open lobby takes the new rules too."""
+        unknown = sorted(set(changes) - _RULE_NAMES - {"turn_timeout", "language"})
+        if unknown:
+            raise InvalidSetting(f"unknown setting(s): {', '.join(unknown)}")
+        async with self._chat_lock(chat_id), self._store.transaction() as tx:
+            current = self._settings(chat_id, await tx.chat_settings(chat_id))
+            merged = {
+                **current.rules.to_dict(),
+                **{k: v for k, v in changes.items() if k in _RULE_NAMES},
+            }
+            try:
+                rules = Rules.from_dict(merged)
+            except (ValueError, TypeError) as e:
+                raise InvalidSetting(str(e)) from None
+            timeout = changes.get("turn_timeout", current.turn_timeout)
+            language = changes.get("language", current.language)
+            _check_timeout(timeout)
+            _check_language(language)
+            settings = ChatSettings(chat_id, rules, timeout, language)
+            stored = {**rules.changed(), "turn_timeout": timeout, "language": language}
+            now = time.time()
+            await tx.set_chat_settings(chat_id, _json(stored), now)
+            row = await tx.open_game_in_chat(chat_id)
+            if row is not None and row.status == LOBBY:
+                seated = len(await tx.seats(row.game_id))
+                if seated > rules.max_players:
+                    raise InvalidSetting(
+                        f"the open lobby seats {seated}; {rules.deck} cards allow"
+                        f" {rules.max_players}"
+                    )
+                await tx.update_lobby(row.game_id, now, rules=_rules_json(rules))
+            return settings
+
+    async def user_settings(self, user_id: int) -> UserSettings:
+        async with self._store.reading() as tx:
+            return UserSettings(user_id, await tx.user_language(user_id))
+
+    async def set_user_language(self, user_id: int, language: str | None) -> UserSettings:
+        _check_language(language)
+        async with self._store.transaction() as tx:
+            await tx.set_user_language(user_id, language, time.time())
+        return UserSettings(user_id, language)
+
+    # ---- internals ------------------------------------------------------------------
+
+    def _game_lock(self, game_id: int) -> asyncio.Lock:
+        lock = self._game_locks.get(game_id)
+        if lock is None:
+            lock = self._game_locks[game_id] = asyncio.Lock()
+        return lock
+
+    def _chat_lock(self, chat_id: int) -> asyncio.Lock:
+        lock = self._chat_locks.get(chat_id)
+        if lock is None:
+            lock = self._chat_locks[chat_id] = asyncio.Lock()
+        return lock
+
+    async def _row(self, tx: Tx, game_id: int) -> GameRow:
+        row = await tx.game_row(game_id)
+        if row is None:
+            raise UnknownGame(f"there is no game {game_id}")
+        return row
+
+    async def _refuse_open(self, tx: Tx, chat_id: int) -> None:
+        row = await tx.open_game_in_chat(chat_id)
+        if row is not None and row.status == RUNNING:
+            raise GameRunning(f"chat {chat_id} has a running game ({row.game_id})")
+        if row is not None:
+            raise LobbyExists(f"chat {chat_id} already has an open lobby ({row.game_id})")
+
+    async def _open_lobby(self, tx: Tx, chat_id: int) -> GameRow:
+        row = await tx.open_game_in_chat(chat_id)
+        if row is None:
+            raise NoLobby(f"chat {chat_id} has no open lobby")
+        if row.status == RUNNING:
+            raise GameRunning(f"chat {chat_id} has a running game ({row.game_id})")
+        return row
+
+    async def _info_of(self, game_id: int, chat_id: int) -> GameInfo | None:
+        try:
+            info = await self.game(game_id)
+        except UnknownGame:  # pragma: no cover - games are never deleted
+            return None
+        return info if info.chat_id == chat_id else None
+
+    async def _info(self, tx: Tx, row: GameRow, live: _Live | None = None) -> GameInfo:
+        """Build a :class:`GameInfo` inside a transaction (the game's lock held)."""
+        seats = tuple(await tx.seats(row.game_id))
+        game: Game | None = None
+        version = row.version
+        if row.status == RUNNING and row.game_id not in self._damaged:
+            live = live or self._live.get(row.game_id) or await self._load(tx, row, seats)
+            game, version = live.game, live.version
+        elif live is not None:
+            game = live.game
+        elif row.start is not None and row.game_id not in self._damaged:
+            game = await self._ended_game(tx, row, seats)
+        return GameInfo(
+            game_id=row.game_id,
+            chat_id=row.chat_id,
+            status=row.status,
+            version=version,
+            seats=seats,
+            creator_id=row.creator_id,
+            rules=_rules(row.rules),
+            game=game,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            messages=tuple(await tx.messages(row.game_id)),
+            ending=row.ending(),
+            seed=row.seed,
+            previous_game_id=row.previous_game_id,
+        )
+
+    async def _running(self, game_id: int) -> _Live:
+        """The running game in memory, loaded from the store if needed (game lock held)."""
+        live = self._live.get(game_id)
+        if live is None:
+            if game_id in self._damaged:
+                raise DatabaseError(f"game {game_id} is damaged: {self._damaged[game_id]}")
+            async with self._store.reading() as tx:
+                row = await self._row(tx, game_id)
+                if row.status == LOBBY:
+                    raise NotRunning(f"game {game_id} has not started yet")
+                if row.status != RUNNING:
+                    raise GameOver(f"game {game_id} is over")
+                live = await self._load(tx, row, tuple(await tx.seats(game_id)))
+        if game_id in self._repair:
+            await self._write_repairs([live])
+        return live
+
+    async def _write_repairs(self, lives: list[_Live]) -> None:
+        """Write back the log's version and snapshot where the stored ones disagreed."""
+        async with self._store.transaction() as tx:
+            for live in lives:
+                snapshot = _snapshot_text(live.game)
+                await tx.repair_snapshot(live.game_id, live.version, snapshot, time.time())
+        for live in lives:
+            self._repair.discard(live.game_id)
+
+    async def _load(self, tx: Tx, row: GameRow, seats: tuple[Seat, ...]) -> _Live:
+        entries = await tx.log(row.game_id)
+        try:
+            game, problems = _rebuild(row, seats, entries)
+        except _Damaged as e:
+            self._damaged[row.game_id] = str(e)
+            log.error("game %d cannot be replayed from its log: %s", row.game_id, e)
+            raise DatabaseError(f"game {row.game_id} is damaged: {e}") from None
+        live = self._live.setdefault(
+            row.game_id, _Live(row.game_id, row.chat_id, game, len(entries), seats)
+        )
+        if problems and live.game is game:
+            log.warning(
+                "game %d: the stored %s disagrees with its action log; the log wins",
+                row.game_id,
+                " and ".join(problems),
+            )
+            self._repair.add(row.game_id)
+        return live
+
+    async def _load_running(self) -> None:
+        """At open: every running game into memory, checked against its log; where
+        the stored snapshot or version disagrees, the log wins and is written back.
+        A game whose log cannot be replayed is reported and left out (any use of
+        it raises :class:`DatabaseError`; ``cancel`` still ends it)."""
+        async with self._store.reading() as tx:
+            for game_id in await tx.game_ids(RUNNING):
+                row = await self._row(tx, game_id)
+                try:
+                    await self._load(tx, row, tuple(await tx.seats(game_id)))
+                except DatabaseError:
+                    continue  # logged and remembered by _load
+        if self._repair:
+            await self._write_repairs([self._live[g] for g in sorted(self._repair)])
+
+    async def _ended_game(self, tx: Tx, row: GameRow, seats: tuple[Seat, ...] | list[Seat]) -> Game:
+        """A finished or cancelled game's engine object, rebuilt from its log."""
+        game = self._ended.get(row.game_id)
+        if game is not None:
+            self._ended.move_to_end(row.game_id)
+            return game
+        try:
+            game, _ = _rebuild(row, tuple(seats), await tx.log(row.game_id))
+        except _Damaged as e:
+            raise DatabaseError(f"game {row.game_id} is damaged: {e}") from None
+        self._remember_ended(row.game_id, game)
+        return game
+
+    def _remember_ended(self, game_id: int, game: Game) -> None:
+        self._ended[game_id] = game
+        self._ended.move_to_end(game_id)
+        while len(self._ended) > _ENDED_CACHE:
+            self._ended.popitem(last=False)
+
+    async def _game_object(self, game_id: int) -> tuple[Game, tuple[Seat, ...]]:
+        live = self._live.get(game_id)
+        if live is not None:
+            return live.game, live.seats
+        async with self._game_lock(game_id):
+            live = self._live.get(game_id)
+            if live is not None:
+                return live.game, live.seats
+            async with self._store.reading() as tx:
+                row = await self._row(tx, game_id)
+                if row.status == RUNNING:
+                    live = await self._running_in(tx, row)
+                    return live.game, live.seats
+                if row.start is None:
+                    if row.status == LOBBY:
+                        raise NotRunning(f"game {game_id} has not started yet")
+                    raise GameOver(f"game {game_id} was cancelled before it started")
+                seats = tuple(await tx.seats(game_id))
+                return await self._ended_game(tx, row, seats), seats
+
+    async def _running_in(self, tx: Tx, row: GameRow) -> _Live:
+        if row.game_id in self._damaged:
+            raise DatabaseError(f"game {row.game_id} is damaged: {self._damaged[row.game_id]}")
+        return await self._load(tx, row, tuple(await tx.seats(row.game_id)))
+
+    def _settings(self, chat_id: int, text: str | None) -> ChatSettings:
+        if not text:
+            return ChatSettings(chat_id, Rules())
+        try:
+            data = json.loads(text)
+            rules = Rules.from_dict({k: v for k, v in data.items() if k in _RULE_NAMES})
+            timeout = data.get("turn_timeout")
+            language = data.get("language")
+            _check_timeout(timeout)
+            _check_language(language)
+        except (ValueError, TypeError, AttributeError, ServiceError) as e:
+            log.warning("chat %d: stored settings are unreadable (%s); using defaults", chat_id, e)
+            return ChatSettings(chat_id, Rules())
+        return ChatSettings(chat_id, rules, timeout, language)
+
+
+# ---- pure helpers ---------------------------------------------------------------------
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _rules(text: str) -> Rules:
+    try:
+        return Rules.from_dict(json.loads(text))
+    except (ValueError, TypeError) as e:
+        raise DatabaseError(f"stored rules are unreadable: {e}") from None
+
+
+def _rules_json(rules: Rules) -> str:
+    return _json(rules.to_dict())
+
+
+def _snapshot_dict(game: Game) -> dict[str, Any]:
+    """The snapshot without what the store keeps elsewhere: the start (its own
+    column, written once) and the history (the action log)."""
+    snap = to_snapshot(game)
+    del snap["start"], snap["history"]
+    return snap
+
+
+def _snapshot_text(game: Game) -> str:
+    return _json(_snapshot_dict(game))
+
+
+def _record(
+    row: GameRow, seats: tuple[Seat, ...] | list[Seat], entries: list[LoggedAction]
+) -> dict[str, Any]:
+    """A ``durak-record/1`` record straight from the stored rows."""
+    names = [s.name for s in seats]
+    return {
+        "format": "durak-record/1",
+        "name": f"game {row.game_id}",
+        "rules": json.loads(row.rules),
+        "players": names,
+        "start": json.loads(row.start or "null"),
+        "steps": [{"player": names[e.seat], **json.loads(e.step)} for e in entries],
+    }
+
+
+def _rebuild(
+    row: GameRow, seats: tuple[Seat, ...], entries: list[LoggedAction]
+) -> tuple[Game, list[str]]:
+    """Replay a game from its start and log; also say where the stored version
+    and snapshot disagree with that replay. :class:`_Damaged` if it cannot."""
+    for k, entry in enumerate(entries, 1):
+        if entry.version != k:
+            raise _Damaged(f"the log skips from version {k - 1} to {entry.version}")
+    try:
+        game = replay(_record(row, seats, entries))
+    except (MalformedRecord, IllegalAction, ValueError, KeyError, TypeError, IndexError) as e:
+        raise _Damaged(f"{type(e).__name__}: {e}") from None
+    problems = []
+    if row.version != len(entries):
+        problems.append(f"version ({row.version}, log has {len(entries)})")
+    try:
+        stored = json.loads(row.snapshot) if row.snapshot else None
+    except ValueError:
+        stored = None
+    if stored != json.loads(_json(_snapshot_dict(game))):
+        problems.append("snapshot")
+    return game, problems
+
+
+def _as_action(action: Action | Mapping[str, Any]) -> Action:
+    if isinstance(action, Mapping):
+        try:
+            return action_from_step(dict(action))
+        except (ValueError, TypeError, AttributeError) as e:
+            raise BadAction(f"not a readable action: {e}") from None
+    if isinstance(action, Action):
+        return action
+    raise BadAction(f"not an action: {action!r}")
+
+
+def _seat_name(name: str, seats: tuple[Seat, ...] | list[Seat], seat: int) -> str:
+    """A display name the engine accepts: non-empty and unique in the game."""
+    base = " ".join(str(name).split())[:_MAX_NAME] or f"Player {seat + 1}"
+    taken = {s.name for s in seats}
+    candidate, k = base, 2
+    while candidate in taken:
+        candidate, k = f"{base} ({k})", k + 1
+    return candidate
+
+
+def _check_may(row: GameRow, user_id: int, is_admin: bool, what: str) -> None:
+    if not is_admin and row.creator_id != user_id:
+        raise NotAllowed(f"only the lobby's creator or an admin may {what}")
+
+
+def _check_count(rules: Rules, count: int) -> None:
+    if count < 2:
+        raise NotEnoughPlayers(f"{count} player(s): a game needs at least 2")
+    try:
+        rules.check_players(count)
+    except ValueError as e:
+        raise BadPlayerCount(str(e)) from None
+
+
+def _check_timeout(value: Any) -> None:
+    if value is None:
+        return
+    if type(value) is not int or not 5 <= value <= _MAX_TIMEOUT:
+        raise InvalidSetting(
+            f"turn_timeout must be whole seconds from 5 to {_MAX_TIMEOUT}, or none"
+        )
+
+
+def _check_language(value: Any) -> None:
+    if value is not None and (not isinstance(value, str) or not _LANGUAGE.match(value)):
+        raise InvalidSetting(f"not a language code: {value!r}")
+
+
+def _tally_rows(seats: tuple[Seat, ...], ending: Ending) -> list[tuple[int, int, int]]:
+    """``(user_id, losses, draws)`` for every human seat of a finished game."""
+    return [
+        (s.user_id, int(s.seat in ending.losers), int(ending.draw))
+        for s in seats
+        if s.kind == HUMAN
+    ]

@@ -1,0 +1,155 @@
+"""The values the game service hands out: small, frozen, front-end neutral."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action
+from .game import Game
+from .rules import Rules
+
+LOBBY, RUNNING, FINISHED, CANCELLED = "lobby", "running", "finished", "cancelled"
+STATUSES = (LOBBY, RUNNING, FINISHED, CANCELLED)
+
+HUMAN, AI = "human", "ai"
+
+#: How a game ended: played to the end, a player surrendered (left), or cancelled.
+PLAYED, SURRENDER = "played", "surrender"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat. ``name`` is the name the engine and records use, unique in the
+    game; AI seats have ``kind == "ai"``, a ``level`` and a negative ``user_id``."""
+
+    seat: int
+    user_id: int
+    name: str
+    kind: str = HUMAN
+    level: str | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        return self.kind == AI
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a game ended. ``losers`` are seats (a whole team with ``teams``; the
+    surrendering player after a surrender); ``by_user`` surrendered or cancelled."""
+
+    reason: str  # "played" | "surrender" | "cancelled"
+    losers: tuple[int, ...] = ()
+    draw: bool = False
+    by_user: int | None = None
+
+    @property
+    def loser(self) -> int | None:
+        return self.losers[0] if len(self.losers) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRef:
+    """A message the front end posted for a game and wants to edit later."""
+
+    kind: str  # free text chosen by the front end, e.g. "table", "lobby", "panel"
+    chat_id: int
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A lobby or game as stored. ``game`` is the live engine object for running
+    games (read it, never call ``apply`` on it: only the service may change it)
+    and a rebuilt one for finished games; ``None`` for lobbies and for games
+    cancelled before they started."""
+
+    game_id: int
+    chat_id: int
+    status: str
+    version: int
+    seats: tuple[Seat, ...]
+    creator_id: int
+    rules: Rules
+    game: Game | None
+    created_at: float
+    updated_at: float
+    messages: tuple[MessageRef, ...] = ()
+    ending: Ending | None = None
+    seed: str | None = None
+    previous_game_id: int | None = None
+
+    def seat_of(self, user_id: int) -> int | None:
+        for s in self.seats:
+            if s.user_id == user_id:
+                return s.seat
+        return None
+
+    def message(self, kind: str, chat_id: int | None = None) -> int | None:
+        for m in self.messages:
+            if m.kind == kind and (chat_id is None or m.chat_id == chat_id):
+                return m.message_id
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """What one durable action did. ``game`` is the live engine object: render
+    from it right away, do not keep it."""
+
+    game_id: int
+    chat_id: int
+    version: int
+    seat: int
+    action: Action
+    game: Game
+    finished: bool
+    ending: Ending | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveResult:
+    """``left`` a lobby, ``closed`` it (the last human left), or ``surrendered``."""
+
+    outcome: str
+    info: GameInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """One player's record in one chat."""
+
+    chat_id: int
+    user_id: int
+    name: str
+    played: int
+    losses: int
+    draws: int
+
+    @property
+    def loss_rate(self) -> float:
+        return self.losses / self.played if self.played else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """Per-chat settings: the rules for new lobbies, a turn timeout, a language."""
+
+    chat_id: int
+    rules: Rules
+    turn_timeout: int | None = None
+    language: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.rules.to_dict(),
+            "turn_timeout": self.turn_timeout,
+            "language": self.language,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class UserSettings:
+    user_id: int
+    language: str | None = None

@@ -1,0 +1,645 @@
+"""The SQLite store: the schema, its migrations and every SQL statement.
+
+One aiosqlite connection does all reads and writes (one writer). It runs in
+autocommit mode; :meth:`Store.transaction` opens ``BEGIN IMMEDIATE`` so a
+transaction takes the write lock up front and never fails half-way with
+``SQLITE_BUSY`` on its first write. An asyncio lock serialises transactions on
+the shared connection, because two coroutines interleaving statements on one
+connection would share one transaction.
+
+Durability: WAL with ``synchronous=NORMAL`` loses nothing committed when the
+process dies (the commit is in the WAL file); a power cut may lose the last
+transactions, never corrupt the file. That is SQLite's documented trade-off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from .service_errors import DatabaseError
+from .service_types import Ending, MessageRef, Seat, Tally
+
+#: ``PRAGMA application_id`` of our databases: "DRK1". Set by the first migration,
+#: it tells our file from any other SQLite database.
+APPLICATION_ID = 0x44524B31
+BUSY_TIMEOUT_MS = 5000
+
+_GAME_COLUMNS = (
+    "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
+    " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One row of ``games``; JSON columns stay text (the service reads them)."""
+
+    game_id: int
+    chat_id: int
+    status: str
+    creator_id: int
+    rules: str
+    previous_game_id: int | None
+    seed: str | None
+    start: str | None
+    version: int
+    snapshot: str | None
+    end_reason: str | None
+    losers: str | None
+    draw: int | None
+    ended_by: int | None
+    created_at: float
+    updated_at: float
+
+    def ending(self) -> Ending | None:
+        if self.end_reason is None:
+            return None
+        losers = tuple(json.loads(self.losers)) if self.losers else ()
+        return Ending(self.end_reason, losers, bool(self.draw), self.ended_by)
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    """One row of the append-only action log."""
+
+    version: int
+    seat: int
+    user_id: int
+    step: str  # JSON of the record step, e.g. {"do": "take"}
+    created_at: float
+
+
+# ---- migrations ---------------------------------------------------------------------
+
+_SCHEMA_1 = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    """CREATE TABLE chats (
+        chat_id     INTEGER PRIMARY KEY,
+        title       TEXT,
+        settings    TEXT NOT NULL DEFAULT '{}',  -- JSON: changed rules, turn_timeout, language
+        updated_at  REAL NOT NULL
+    )""",
+    """CREATE TABLE users (
+        user_id     INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL DEFAULT '',
+        language    TEXT,
+        updated_at  REAL NOT NULL
+    )""",
+    """CREATE TABLE games (
+        game_id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        chat_id          INTEGER NOT NULL REFERENCES chats (chat_id),
+        status           TEXT NOT NULL
+                         CHECK (status IN ('lobby', 'running', 'finished', 'cancelled')),
+        creator_id       INTEGER NOT NULL,
+        rules            TEXT NOT NULL,          -- JSON: every option of RULES.md
+        previous_game_id INTEGER REFERENCES games (game_id),  -- the series continues
+        seed             TEXT,                   -- the deal is reproducible from it
+        start            TEXT,                   -- JSON: the record's start (deck order)
+        version          INTEGER NOT NULL DEFAULT 0,  -- = number of logged actions
+        snapshot         TEXT,                   -- JSON: to_snapshot() minus start, history
+        end_reason       TEXT CHECK (end_reason IN ('played', 'surrender', 'cancelled')),
+        losers           TEXT,                   -- JSON list of seats
+        draw             INTEGER,
+        ended_by         INTEGER,                -- who surrendered or cancelled
+        created_at       REAL NOT NULL,
+        updated_at       REAL NOT NULL,
+        started_at       REAL,
+        finished_at      REAL
+    )""",
+    # One open lobby or running game per chat, enforced by the database itself.
+    """CREATE UNIQUE INDEX games_one_open_per_chat ON games (chat_id)
+        WHERE status IN ('lobby', 'running')""",
+    "CREATE INDEX games_by_status ON games (status)",
+    "CREATE INDEX games_by_previous ON games (previous_game_id)",
+    """CREATE TABLE seats (
+        game_id  INTEGER NOT NULL REFERENCES games (game_id),
+        seat     INTEGER NOT NULL CHECK (seat >= 0),
+        user_id  INTEGER NOT NULL,
+        name     TEXT NOT NULL,
+        kind     TEXT NOT NULL DEFAULT 'human' CHECK (kind IN ('human', 'ai')),
+        level    TEXT,
+        PRIMARY KEY (game_id, seat),
+        UNIQUE (game_id, user_id)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX seats_by_user ON seats (user_id)",
+    """CREATE TABLE actions (
+        game_id     INTEGER NOT NULL REFERENCES games (game_id),
+        version     INTEGER NOT NULL CHECK (version >= 1),
+        seat        INTEGER NOT NULL,
+        user_id     INTEGER NOT NULL,
+        step        TEXT NOT NULL,
+        created_at  REAL NOT NULL,
+        PRIMARY KEY (game_id, version)
+    ) WITHOUT ROWID""",
+    # The log is append-only, and each entry carries the version its game moved to.
+    """CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END""",
+    """CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+        BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END""",
+    """CREATE TRIGGER actions_follow_version BEFORE INSERT ON actions
+        WHEN NEW.version IS NOT (SELECT version FROM games WHERE game_id = NEW.game_id)
+        BEGIN SELECT RAISE(ABORT, 'an action must carry its game''s new version'); END""",
+    """CREATE TABLE tallies (
+        chat_id  INTEGER NOT NULL,
+        user_id  INTEGER NOT NULL,
+        played   INTEGER NOT NULL DEFAULT 0,
+        losses   INTEGER NOT NULL DEFAULT 0,
+        draws    INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (chat_id, user_id)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE messages (
+        game_id     INTEGER NOT NULL REFERENCES games (game_id),
+        kind        TEXT NOT NULL,
+        chat_id     INTEGER NOT NULL,
+        message_id  INTEGER NOT NULL,
+        PRIMARY KEY (game_id, kind, chat_id)
+    ) WITHOUT ROWID""",
+)
+
+
+async def _migrate_1(tx: Tx) -> None:
+    """The first schema: chats, users, games, seats, the action log, tallies, messages."""
+    for statement in _SCHEMA_1:
+        await tx.execute(statement)
+
+
+#: Ordered: ``MIGRATIONS[k]`` takes a database from ``user_version`` k to k + 1.
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# ---- the store ----------------------------------------------------------------------
+
+
+class Store:
+    """The database. Open with ``await Store.open(path)``; close with ``close()``."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        self._conn = conn
+        self._lock = asyncio.Lock()
+        self._tx = Tx(conn)
+        self._closed = False
+        self.path = path
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        check: str = "quick",
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> Store:
+        """Open (or create) the database, check it is ours and sound, migrate it.
+
+        ``check`` is ``"quick"`` (``PRAGMA quick_check``), ``"full"``
+        (``integrity_check``) or ``"none"``. Raises :class:`DatabaseError` for a
+        file that is not SQLite, damaged, another program's, or newer than us.
+        """
+        name = os.fspath(path)
+        try:
+            conn = await aiosqlite.connect(name, isolation_level=None)
+        except sqlite3.Error as e:
+            raise DatabaseError(f"cannot open the database {name!r}: {e}") from e
+        store = cls(conn, name)
+        try:
+            await store._setup(check, busy_timeout_ms)
+        except sqlite3.Error as e:
+            await store._close_quietly()
+            raise DatabaseError(f"the database {name!r} cannot be used: {e}") from e
+        except BaseException:
+            await store._close_quietly()
+            raise
+        return store
+
+    async def _setup(self, check: str, busy_timeout_ms: int) -> None:
+        tx = self._tx
+        await tx.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        mode = await tx.scalar("PRAGMA journal_mode = WAL")
+        if mode != "wal" and self.path not in (":memory:", ""):
+            raise DatabaseError(f"{self.path!r}: cannot use WAL journaling (got {mode!r})")
+        await tx.execute("PRAGMA synchronous = NORMAL")
+        await tx.execute("PRAGMA foreign_keys = ON")
+        if check != "none":
+            problems = await self.check(full=check == "full")
+            if problems:
+                raise DatabaseError(f"{self.path!r} is damaged: {'; '.join(problems[:3])}")
+        async with self.transaction() as tx:
+            app = await tx.scalar("PRAGMA application_id")
+            version = await tx.scalar("PRAGMA user_version")
+            if app == 0 and version == 0:
+                if await tx.scalar("SELECT count(*) FROM sqlite_master"):
+                    raise DatabaseError(
+                        f"{self.path!r} is another program's SQLite database, not a durak store"
+                    )
+            elif app != APPLICATION_ID:
+                raise DatabaseError(
+                    f"{self.path!r} is another program's SQLite database"
+                    f" (application_id {app:#x}), not a durak store"
+                )
+            if not isinstance(version, int) or version > SCHEMA_VERSION:
+                raise DatabaseError(
+                    f"{self.path!r} has schema version {version}, newer than this program"
+                    f" knows ({SCHEMA_VERSION}); upgrade the program"
+                )
+            for k in range(version, SCHEMA_VERSION):
+                await MIGRATIONS[k](tx)
+                await tx.execute(f"PRAGMA user_version = {k + 1}")
+
+    async def check(self, full: bool = False) -> list[str]:
+        """The problems ``quick_check`` (or ``integrity_check``) finds; empty if sound."""
+        async with self._lock:
+            rows = await self._tx.rows(f"PRAGMA {'integrity_check' if full else 'quick_check'}")
+        lines = [str(r[0]) for r in rows]
+        return [] if lines == ["ok"] else lines
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Tx]:
+        """A write transaction: ``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on
+        any exception. SQLite errors come out as :class:`DatabaseError`."""
+        async with self._locked("BEGIN IMMEDIATE") as tx:
+            yield tx
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[Tx]:
+        """A read transaction: one consistent view of the database."""
+        async with self._locked("BEGIN") as tx:
+            yield tx
+
+    @asynccontextmanager
+    async def _locked(self, begin: str) -> AsyncIterator[Tx]:
+        async with self._lock:
+            if self._closed:
+                raise DatabaseError("the store is closed")
+            try:
+                await self._conn.execute(begin)
+                yield self._tx
+                await self._conn.execute("COMMIT")
+            except BaseException as e:
+                await self._rollback()
+                if isinstance(e, sqlite3.Error):
+                    raise DatabaseError(f"database failure: {e}") from e
+                raise
+
+    async def _rollback(self) -> None:
+        # Always through the connection's queue: a statement whose caller was
+        # cancelled may still be running there, and the rollback must follow it.
+        # An error means no transaction was open (BEGIN or COMMIT failed): nothing to undo.
+        with contextlib.suppress(sqlite3.Error):
+            await self._conn.execute("ROLLBACK")
+
+    async def close(self) -> None:
+        async with self._lock:
+            if not self._closed:
+                self._closed = True
+                await self._conn.close()
+
+    async def _close_quietly(self) -> None:
+        self._closed = True
+        with contextlib.suppress(Exception):  # a connection that failed to set up
+            await self._conn.close()
+
+
+class Tx:
+    """The statements, used inside :meth:`Store.transaction` or :meth:`Store.reading`."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    # ---- plumbing ---------------------------------------------------------------
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        cursor = await self._conn.execute(sql, params)
+        return cursor.rowcount
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in await self._conn.execute_fetchall(sql, params)]
+
+    async def row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        found = await self.rows(sql, params)
+        return found[0] if found else None
+
+    async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        found = await self.row(sql, params)
+        return found[0] if found else None
+
+    async def _insert(self, sql: str, params: Sequence[Any]) -> int:
+        found = await self._conn.execute_insert(sql, params)
+        assert found is not None
+        return int(found[0])
+
+    # ---- chats and users --------------------------------------------------------
+
+    async def upsert_chat(self, chat_id: int, title: str | None, now: float) -> None:
+        await self.execute(
+            "INSERT INTO chats (chat_id, title, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (chat_id) DO UPDATE"
+            " SET title = coalesce(excluded.title, title), updated_at = excluded.updated_at",
+            (chat_id, title, now),
+        )
+
+    async def chat_settings(self, chat_id: int) -> str | None:
+        value = await self.scalar("SELECT settings FROM chats WHERE chat_id = ?", (chat_id,))
+        return None if value is None else str(value)
+
+    async def set_chat_settings(self, chat_id: int, settings: str, now: float) -> None:
+        await self.execute(
+            "INSERT INTO chats (chat_id, settings, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (chat_id) DO UPDATE"
+            " SET settings = excluded.settings, updated_at = excluded.updated_at",
+            (chat_id, settings, now),
+        )
+
+    async def upsert_user(self, user_id: int, name: str, now: float) -> None:
+        await self.execute(
+            "INSERT INTO users (user_id, name, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE"
+            " SET name = excluded.name, updated_at = excluded.updated_at",
+            (user_id, name, now),
+        )
+
+    async def user_language(self, user_id: int) -> str | None:
+        value = await self.scalar("SELECT language FROM users WHERE user_id = ?", (user_id,))
+        return None if value is None else str(value)
+
+    async def set_user_language(self, user_id: int, language: str | None, now: float) -> None:
+        await self.execute(
+            "INSERT INTO users (user_id, language, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE"
+            " SET language = excluded.language, updated_at = excluded.updated_at",
+            (user_id, language, now),
+        )
+
+    # ---- games --------------------------------------------------------------------
+
+    async def game_row(self, game_id: int) -> GameRow | None:
+        found = await self.row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        return None if found is None else GameRow(*found)
+
+    async def open_game_in_chat(self, chat_id: int) -> GameRow | None:
+        """The chat's open lobby or running game, if any (at most one exists)."""
+        found = await self.row(
+            f"SELECT {_GAME_COLUMNS} FROM games"
+            " WHERE chat_id = ? AND status IN ('lobby', 'running')",
+            (chat_id,),
+        )
+        return None if found is None else GameRow(*found)
+
+    async def game_ids(self, status: str) -> list[int]:
+        rows = await self.rows(
+            "SELECT game_id FROM games WHERE status = ? ORDER BY game_id", (status,)
+        )
+        return [int(r[0]) for r in rows]
+
+    async def game_ids_of_user(self, user_id: int, statuses: Iterable[str]) -> list[int]:
+        wanted = list(statuses)
+        marks = ", ".join("?" * len(wanted))
+        rows = await self.rows(
+            "SELECT g.game_id FROM seats s JOIN games g ON g.game_id = s.game_id"
+            f" WHERE s.user_id = ? AND g.status IN ({marks}) ORDER BY g.game_id",
+            (user_id, *wanted),
+        )
+        return [int(r[0]) for r in rows]
+
+    async def next_game_of(self, game_id: int) -> int | None:
+        value = await self.scalar(
+            "SELECT game_id FROM games WHERE previous_game_id = ? ORDER BY game_id LIMIT 1",
+            (game_id,),
+        )
+        return None if value is None else int(value)
+
+    async def insert_game(
+        self,
+        chat_id: int,
+        creator_id: int,
+        rules: str,
+        now: float,
+        *,
+        previous_game_id: int | None = None,
+        seed: str | None = None,
+        start: str | None = None,
+        snapshot: str | None = None,
+    ) -> int | None:
+        """A new lobby (no ``start``) or running game; ``None`` if the chat already
+        has an open one (the unique index refuses it)."""
+        status = "lobby" if start is None else "running"
+        try:
+            return await self._insert(
+                "INSERT INTO games (chat_id, status, creator_id, rules, previous_game_id, seed,"
+                " start, snapshot, version, created_at, updated_at, started_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                (
+                    chat_id,
+                    status,
+                    creator_id,
+                    rules,
+                    previous_game_id,
+                    seed,
+                    start,
+                    snapshot,
+                    now,
+                    now,
+                    None if start is None else now,
+                ),
+            )
+        except sqlite3.IntegrityError as e:
+            if "games.chat_id" in str(e):
+                return None
+            raise
+
+    async def update_lobby(
+        self, game_id: int, now: float, *, creator_id: int | None = None, rules: str | None = None
+    ) -> bool:
+        changed = await self.execute(
+            "UPDATE games SET creator_id = coalesce(?, creator_id), rules = coalesce(?, rules),"
+            " updated_at = ? WHERE game_id = ? AND status = 'lobby'",
+            (creator_id, rules, now, game_id),
+        )
+        return changed == 1
+
+    async def start_game(
+        self, game_id: int, seed: str, start: str, snapshot: str, now: float
+    ) -> bool:
+        changed = await self.execute(
+            "UPDATE games SET status = 'running', seed = ?, start = ?, snapshot = ?,"
+            " version = 0, updated_at = ?, started_at = ?"
+            " WHERE game_id = ? AND status = 'lobby'",
+            (seed, start, snapshot, now, now, game_id),
+        )
+        return changed == 1
+
+    async def record_action(
+        self,
+        game_id: int,
+        version: int,
+        seat: int,
+        user_id: int,
+        step: str,
+        snapshot: str,
+        now: float,
+        ending: Ending | None,
+    ) -> bool:
+        """Move a running game from ``version - 1`` to ``version``: the new snapshot
+        (and, when this action ends it, the ending) plus the log entry. ``False``
+        if the game is no longer at ``version - 1`` (someone acted first)."""
+        if ending is None:
+            changed = await self.execute(
+                "UPDATE games SET version = ?, snapshot = ?, updated_at = ?"
+                " WHERE game_id = ? AND version = ? AND status = 'running'",
+                (version, snapshot, now, game_id, version - 1),
+            )
+        else:
+            changed = await self.execute(
+                "UPDATE games SET version = ?, snapshot = ?, updated_at = ?, status = 'finished',"
+                " end_reason = ?, losers = ?, draw = ?, ended_by = ?, finished_at = ?"
+                " WHERE game_id = ? AND version = ? AND status = 'running'",
+                (
+                    version,
+                    snapshot,
+                    now,
+                    ending.reason,
+                    json.dumps(list(ending.losers)),
+                    int(ending.draw),
+                    ending.by_user,
+                    now,
+                    game_id,
+                    version - 1,
+                ),
+            )
+        if changed != 1:
+            return False
+        await self.execute(
+            "INSERT INTO actions (game_id, version, seat, user_id, step, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, version, seat, user_id, step, now),
+        )
+        return True
+
+    async def end_game(
+        self, game_id: int, from_status: str, to_status: str, ending: Ending, now: float
+    ) -> bool:
+        """End a lobby or running game without an action (surrender, cancel)."""
+        changed = await self.execute(
+            "UPDATE games SET status = ?, end_reason = ?, losers = ?, draw = ?, ended_by = ?,"
+            " updated_at = ?, finished_at = ? WHERE game_id = ? AND status = ?",
+            (
+                to_status,
+                ending.reason,
+                json.dumps(list(ending.losers)),
+                int(ending.draw),
+                ending.by_user,
+                now,
+                now,
+                game_id,
+                from_status,
+            ),
+        )
+        return changed == 1
+
+    async def repair_snapshot(self, game_id: int, version: int, snapshot: str, now: float) -> None:
+        """Make a game's version and snapshot agree with its log again."""
+        await self.execute(
+            "UPDATE games SET version = ?, snapshot = ?, updated_at = ? WHERE game_id = ?",
+            (version, snapshot, now, game_id),
+        )
+
+    async def log(self, game_id: int) -> list[LoggedAction]:
+        rows = await self.rows(
+            "SELECT version, seat, user_id, step, created_at FROM actions"
+            " WHERE game_id = ? ORDER BY version",
+            (game_id,),
+        )
+        return [LoggedAction(*r) for r in rows]
+
+    # ---- seats --------------------------------------------------------------------
+
+    async def seats(self, game_id: int) -> list[Seat]:
+        rows = await self.rows(
+            "SELECT seat, user_id, name, kind, level FROM seats WHERE game_id = ? ORDER BY seat",
+            (game_id,),
+        )
+        return [Seat(*r) for r in rows]
+
+    async def replace_seats(self, game_id: int, seats: Sequence[Seat]) -> None:
+        await self.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+        await self._conn.executemany(
+            "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.name, s.kind, s.level) for s in seats],
+        )
+
+    async def add_seat(self, game_id: int, seat: Seat) -> None:
+        await self.execute(
+            "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, seat.seat, seat.user_id, seat.name, seat.kind, seat.level),
+        )
+
+    # ---- tallies ------------------------------------------------------------------
+
+    async def add_tallies(self, chat_id: int, rows: Sequence[tuple[int, int, int]]) -> None:
+        """One more game played for each ``(user_id, losses, draws)``."""
+        await self._conn.executemany(
+            "INSERT INTO tallies (chat_id, user_id, played, losses, draws) VALUES (?, ?, 1, ?, ?)"
+            " ON CONFLICT (chat_id, user_id) DO UPDATE SET played = played + 1,"
+            " losses = losses + excluded.losses, draws = draws + excluded.draws",
+            [(chat_id, user, losses, draws) for user, losses, draws in rows],
+        )
+
+    _TALLY_SELECT = (
+        "SELECT t.chat_id, t.user_id, coalesce(u.name, ''), t.played, t.losses, t.draws"
+        " FROM tallies t LEFT JOIN users u ON u.user_id = t.user_id"
+    )
+
+    async def tally(self, chat_id: int, user_id: int) -> Tally | None:
+        found = await self.row(
+            f"{self._TALLY_SELECT} WHERE t.chat_id = ? AND t.user_id = ?", (chat_id, user_id)
+        )
+        return None if found is None else Tally(*found)
+
+    async def leaderboard(self, chat_id: int, limit: int) -> list[Tally]:
+        """Best first: the lowest share of losses, then the most games played."""
+        rows = await self.rows(
+            f"{self._TALLY_SELECT} WHERE t.chat_id = ? AND t.played > 0"
+            " ORDER BY CAST(t.losses AS REAL) / t.played, t.played DESC, t.user_id LIMIT ?",
+            (chat_id, limit),
+        )
+        return [Tally(*r) for r in rows]
+
+    async def all_tallies(self) -> list[Tally]:
+        return [Tally(*r) for r in await self.rows(f"{self._TALLY_SELECT} ORDER BY 1, 2")]
+
+    # ---- messages -----------------------------------------------------------------
+
+    async def set_message(
+        self, game_id: int, kind: str, chat_id: int, message_id: int | None
+    ) -> None:
+        if message_id is None:
+            await self.execute(
+                "DELETE FROM messages WHERE game_id = ? AND kind = ? AND chat_id = ?",
+                (game_id, kind, chat_id),
+            )
+            return
+        await self.execute(
+            "INSERT INTO messages (game_id, kind, chat_id, message_id) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (game_id, kind, chat_id) DO UPDATE SET message_id = excluded.message_id",
+            (game_id, kind, chat_id, message_id),
+        )
+
+    async def messages(self, game_id: int) -> list[MessageRef]:
+        rows = await self.rows(
+            "SELECT kind, chat_id, message_id FROM messages WHERE game_id = ?"
+            " ORDER BY kind, chat_id",
+            (game_id,),
+        )
+        return [MessageRef(*r) for r in rows]
