@@ -206,6 +206,13 @@ class Store:
         file that is not SQLite, damaged, another program's, or newer than us.
         """
         name = os.fspath(path)
+        # Checked up front: a failed aiosqlite.connect leaves its worker thread behind.
+        if name not in (":memory:", "") and not name.startswith("file:"):
+            folder = os.path.dirname(os.path.abspath(name))
+            if os.path.isdir(name):
+                raise DatabaseError(f"the database path {name!r} is a folder, not a file")
+            if not os.path.isdir(folder):
+                raise DatabaseError(f"the folder of the database {name!r} does not exist")
         try:
             conn = await aiosqlite.connect(name, isolation_level=None)
         except sqlite3.Error as e:
