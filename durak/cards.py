@@ -136,7 +136,7 @@ _SUIT_BY_TEXT = {
 _RANK_BY_TEXT = {r.text: r for r in Rank} | {"T": Rank.TEN}
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: object) -> Card:
     """Parse ``10H``, ``th``, ``10♥``; raise ``ValueError`` on anything else."""
     if not isinstance(text, str):
         raise ValueError(f"not a card: {text!r}")
@@ -150,7 +150,7 @@ def parse_card(text: str) -> Card:
     return card_of(int(suit) * 16 + int(rank))
 
 
-def parse_suit(text: str) -> Suit:
+def parse_suit(text: object) -> Suit:
     if not isinstance(text, str):
         raise ValueError(f"not a suit: {text!r}")
     suit = _SUIT_BY_TEXT.get(text.strip().replace("\ufe0f", "").upper())

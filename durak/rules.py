@@ -83,4 +83,7 @@ class Rules:
         unknown = sorted(set(data) - names)
         if unknown:
             raise ValueError(f"unknown rule option(s): {', '.join(map(str, unknown))}")
-        return cls(**data)
+        try:
+            return cls(**data)
+        except TypeError as e:  # a compiled build checks field types itself
+            raise ValueError(str(e)) from None

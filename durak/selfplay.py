@@ -7,12 +7,18 @@ import random
 import time
 from pathlib import Path
 
+from . import game as game_module
 from .actions import Action
 from .game import Game
 from .records import export_record
 from .rules import Rules
 
 NAMES = ("A", "B", "C", "D", "E", "F", "G", "H")
+
+
+def engine_kind() -> str:
+    """Whether this process runs the pure-Python engine or a mypyc build of it."""
+    return "pure Python" if (game_module.__file__ or "").endswith(".py") else "compiled (mypyc)"
 
 
 def random_step(game: Game, rng: random.Random) -> tuple[int, Action]:
@@ -67,6 +73,7 @@ def bench(games: int, players: tuple[int, int], seed: int, rules: Rules) -> int:
     print(
         f"games: {games}  players: {players[0]}-{players[1]}  rules: {rules.changed() or 'default'}"
     )
+    print(f"engine: {engine_kind()}")
     print(f"seconds: {took:.3f}")
     print(f"games/s: {games / took:.0f}")
     print(f"actions/s: {steps / took:.0f}  (mean {steps / games:.1f} actions per game)")

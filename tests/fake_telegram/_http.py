@@ -197,9 +197,7 @@ def _disposition_params(value: str) -> dict[str, str]:
     return params
 
 
-def parse_multipart(
-    body: bytes, boundary: str
-) -> tuple[dict[str, str], dict[str, UploadedFile]]:
+def parse_multipart(body: bytes, boundary: str) -> tuple[dict[str, str], dict[str, UploadedFile]]:
     """Split a ``multipart/form-data`` body into text fields and uploaded files."""
     delimiter = b"\r\n--" + boundary.encode("latin-1")
     fields: dict[str, str] = {}

@@ -61,11 +61,11 @@ class _TelegramHTMLParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if not self.stack:
-            raise EntityParseError(f'Unexpected end tag at byte offset {self._pos()}')
+            raise EntityParseError(f"Unexpected end tag at byte offset {self._pos()}")
         open_tag, entity = self.stack.pop()
         if open_tag != tag:
             raise EntityParseError(
-                f'Unmatched end tag at byte offset {self._pos()}, '
+                f"Unmatched end tag at byte offset {self._pos()}, "
                 f'expected "</{open_tag}>", found "</{tag}>"'
             )
         if entity is None:
@@ -93,15 +93,19 @@ class _TelegramHTMLParser(HTMLParser):
             raise EntityParseError(f'Unsupported start tag "{tag}" at byte offset {self._pos()}')
         if tag == "span":
             if attrs.get("class") != "tg-spoiler":
-                raise EntityParseError(f'Tag "span" must have class "tg-spoiler" at byte offset '
-                                       f"{self._pos()}")
+                raise EntityParseError(
+                    f'Tag "span" must have class "tg-spoiler" at byte offset {self._pos()}'
+                )
             return {"type": "spoiler", "offset": self._position}
         if tag == "blockquote":
             kind = "expandable_blockquote" if "expandable" in attrs else "blockquote"
             return {"type": kind, "offset": self._position}
         if tag == "tg-emoji":
-            return {"type": "custom_emoji", "offset": self._position,
-                    "custom_emoji_id": attrs.get("emoji-id") or ""}
+            return {
+                "type": "custom_emoji",
+                "offset": self._position,
+                "custom_emoji_id": attrs.get("emoji-id") or "",
+            }
         href = attrs.get("href") or ""
         if not href:
             return None  # Telegram silently drops <a> without a URL

@@ -37,15 +37,32 @@ MAX_CAPTION = 1024
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_BUTTONS = 100
 MAX_CALLBACK_ANSWER = 200
-CHAT_ACTIONS = frozenset({
-    "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice",
-    "upload_document", "choose_sticker", "find_location", "record_video_note",
-    "upload_video_note",
-})
+CHAT_ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
 _BUTTON_ACTIONS = (
-    "url", "callback_data", "web_app", "login_url", "switch_inline_query",
-    "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "copy_text",
-    "callback_game", "pay",
+    "url",
+    "callback_data",
+    "web_app",
+    "login_url",
+    "switch_inline_query",
+    "switch_inline_query_current_chat",
+    "switch_inline_query_chosen_chat",
+    "copy_text",
+    "callback_game",
+    "pay",
 )
 _COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
 _PARSE_MODES = frozenset({"html", "markdown", "markdownv2"})
@@ -76,14 +93,23 @@ def member_payload(user: User, status: str) -> JSON:
     if status == "creator":
         data["is_anonymous"] = False
     elif status == "administrator":
-        data.update({
-            "can_be_edited": False, "is_anonymous": False, "can_manage_chat": True,
-            "can_delete_messages": True, "can_manage_video_chats": True,
-            "can_restrict_members": True, "can_promote_members": False,
-            "can_change_info": True, "can_invite_users": True, "can_post_stories": False,
-            "can_edit_stories": False, "can_delete_stories": False,
-            "can_pin_messages": True,
-        })
+        data.update(
+            {
+                "can_be_edited": False,
+                "is_anonymous": False,
+                "can_manage_chat": True,
+                "can_delete_messages": True,
+                "can_manage_video_chats": True,
+                "can_restrict_members": True,
+                "can_promote_members": False,
+                "can_change_info": True,
+                "can_invite_users": True,
+                "can_post_stories": False,
+                "can_edit_stories": False,
+                "can_delete_stories": False,
+                "can_pin_messages": True,
+            }
+        )
     elif status == "kicked":
         data["until_date"] = 0
     return data
@@ -439,7 +465,7 @@ def _document(api: BotApi, p: Params) -> StoredFile:
     upload = p.file("document")
     reference = p.get_str("document") or ""
     if upload is None and reference.startswith("attach://"):
-        upload = p.file(reference[len("attach://"):])
+        upload = p.file(reference[len("attach://") :])
     if upload is not None:
         if not upload.data:
             raise bad_request("file must be non-empty")
@@ -480,13 +506,20 @@ def edit_message_text(api: BotApi, p: Params) -> JSON:
         raise bad_request("message is too long")
     markup = api._markup(p)
     unchanged = (plain, entities, markup) == (
-        message.plain_text, message.entities, message.reply_markup)
+        message.plain_text,
+        message.entities,
+        message.reply_markup,
+    )
     if unchanged:
         raise bad_request(NOT_MODIFIED)
     api._rate_limit(message.chat)
     api.server.apply_edit(
-        message, text=raw, plain_text=plain, entities=entities,
-        parse_mode=p.get_str("parse_mode"), reply_markup=markup,
+        message,
+        text=raw,
+        plain_text=plain,
+        entities=entities,
+        parse_mode=p.get_str("parse_mode"),
+        reply_markup=markup,
     )
     return message.to_api()
 
@@ -501,12 +534,19 @@ def edit_message_caption(api: BotApi, p: Params) -> JSON:
         raise bad_request("message caption is too long")
     markup = api._markup(p)
     if (plain or None, entities, markup) == (
-            message.plain_text, message.entities, message.reply_markup):
+        message.plain_text,
+        message.entities,
+        message.reply_markup,
+    ):
         raise bad_request(NOT_MODIFIED)
     api._rate_limit(message.chat)
     api.server.apply_edit(
-        message, text=raw or None, plain_text=plain or None, entities=entities,
-        parse_mode=p.get_str("parse_mode"), reply_markup=markup,
+        message,
+        text=raw or None,
+        plain_text=plain or None,
+        entities=entities,
+        parse_mode=p.get_str("parse_mode"),
+        reply_markup=markup,
     )
     return message.to_api()
 
@@ -519,8 +559,12 @@ def edit_message_reply_markup(api: BotApi, p: Params) -> JSON:
         raise bad_request(NOT_MODIFIED)
     api._rate_limit(message.chat)
     api.server.apply_edit(
-        message, text=message.text, plain_text=message.plain_text,
-        entities=message.entities, parse_mode=message.parse_mode, reply_markup=markup,
+        message,
+        text=message.text,
+        plain_text=message.plain_text,
+        entities=message.entities,
+        parse_mode=message.parse_mode,
+        reply_markup=markup,
     )
     return message.to_api()
 
@@ -598,14 +642,20 @@ def get_chat(api: BotApi, p: Params) -> JSON:
         "accent_color_id": 0,
         "max_reaction_count": 11,
         "accepted_gift_types": {
-            "unlimited_gifts": False, "limited_gifts": False, "unique_gifts": False,
-            "premium_subscription": False, "gifts_from_channels": False,
+            "unlimited_gifts": False,
+            "limited_gifts": False,
+            "unique_gifts": False,
+            "premium_subscription": False,
+            "gifts_from_channels": False,
         },
     }
     if chat.is_group:
         data["permissions"] = {
-            "can_send_messages": True, "can_send_polls": True, "can_invite_users": True,
-            "can_pin_messages": chat.members_can_pin, "can_change_info": False,
+            "can_send_messages": True,
+            "can_send_polls": True,
+            "can_invite_users": True,
+            "can_pin_messages": chat.members_can_pin,
+            "can_change_info": False,
         }
     if chat.pinned:
         data["pinned_message"] = chat.messages[chat.pinned[-1]].to_api(with_reply=False)

@@ -181,8 +181,9 @@ class Message:
         for button in buttons:
             if text in button.text:
                 return button
-        raise LookupError(f"no button {text!r} in message {self.message_id}: "
-                          f"{[b.text for b in buttons]}")
+        raise LookupError(
+            f"no button {text!r} in message {self.message_id}: {[b.text for b in buttons]}"
+        )
 
     def snapshot(self) -> MessageVersion:
         return MessageVersion(
@@ -200,8 +201,9 @@ class Message:
             "chat": self.chat.to_api(),
             "date": self.date,
         }
-        text_key, entities_key = ("caption", "caption_entities") if self.document else (
-            "text", "entities")
+        text_key, entities_key = (
+            ("caption", "caption_entities") if self.document else ("text", "entities")
+        )
         if self.plain_text is not None:
             data[text_key] = self.plain_text
             if self.entities:
@@ -269,8 +271,11 @@ class Chat:
         data: JSON = {"id": self.id, "type": self.type}
         if self.is_private and self.user is not None:
             data.update(
-                {k: v for k, v in self.user.to_api().items() if k in ("first_name",
-                                                                      "last_name", "username")}
+                {
+                    k: v
+                    for k, v in self.user.to_api().items()
+                    if k in ("first_name", "last_name", "username")
+                }
             )
         else:
             data["title"] = self.title
@@ -291,8 +296,7 @@ class Chat:
 
     def bot_messages(self, *, include_deleted: bool = False) -> list[Message]:
         return [
-            m for m in self.messages.values()
-            if m.from_bot and (include_deleted or not m.deleted)
+            m for m in self.messages.values() if m.from_bot and (include_deleted or not m.deleted)
         ]
 
     def last_bot_message(self) -> Message | None:

@@ -172,8 +172,13 @@ class FakeTelegram:
         started: bool = False,
     ) -> User:
         user = User(
-            next(self._user_ids), first_name, username, language_code, last_name,
-            started=started, server=self,
+            next(self._user_ids),
+            first_name,
+            username,
+            language_code,
+            last_name,
+            started=started,
+            server=self,
         )
         self.users[user.id] = user
         return user
@@ -266,8 +271,14 @@ class FakeTelegram:
         if chat.is_private:
             self._ensure_started(user)
         message = Message(
-            chat, chat.allocate_message_id(), user, _now(),
-            text=text, plain_text=text, entities=command_entities(text), reply_to=reply_to,
+            chat,
+            chat.allocate_message_id(),
+            user,
+            _now(),
+            text=text,
+            plain_text=text,
+            entities=command_entities(text),
+            reply_to=reply_to,
         )
         self._store(message)
         if self._bot_receives(chat, message):
@@ -321,13 +332,18 @@ class FakeTelegram:
         )
         self.callbacks[query_id] = press
         self._unanswered[query_id] = press
-        self.updates.push("callback_query", {"callback_query": {
-            "id": query_id,
-            "from": user.to_api(),
-            "message": message.to_api(),
-            "chat_instance": str(abs(chat.id) * 7919 % 10**12),
-            "data": callback_data,
-        }})
+        self.updates.push(
+            "callback_query",
+            {
+                "callback_query": {
+                    "id": query_id,
+                    "from": user.to_api(),
+                    "message": message.to_api(),
+                    "chat_instance": str(abs(chat.id) * 7919 % 10**12),
+                    "data": callback_data,
+                }
+            },
+        )
         self._notify()
         return press
 
@@ -367,9 +383,14 @@ class FakeTelegram:
             raise ValueError("only a not yet migrated basic group can be migrated")
         actor = by or self._actor(chat)
         new = Chat(
-            -(1_000_000_000_000 + next(self._group_ids)), "supergroup", title=chat.title,
-            members=dict(chat.members), admins=set(chat.admins), creator_id=chat.creator_id,
-            bot_status=chat.bot_status, members_can_pin=chat.members_can_pin,
+            -(1_000_000_000_000 + next(self._group_ids)),
+            "supergroup",
+            title=chat.title,
+            members=dict(chat.members),
+            admins=set(chat.admins),
+            creator_id=chat.creator_id,
+            bot_status=chat.bot_status,
+            members_can_pin=chat.members_can_pin,
         )
         self._register_chat(new)
         self._service_message(chat, actor, {"migrate_to_chat_id": new.id})
@@ -514,7 +535,10 @@ class FakeTelegram:
         chat.pinned.append(message.message_id)
         if chat.is_group:  # Telegram posts a service message; bots don't get their own
             service = Message(
-                chat, chat.allocate_message_id(), self.bot, _now(),
+                chat,
+                chat.allocate_message_id(),
+                self.bot,
+                _now(),
                 service={"pinned_message": message.to_api(with_reply=False)},
             )
             chat.messages[service.message_id] = service
@@ -537,8 +561,11 @@ class FakeTelegram:
         n = next(self._file_ids)
         suffix = file_name.rsplit(".", 1)[-1] if file_name and "." in file_name else "bin"
         stored = StoredFile(
-            file_id=f"BQACAgIAAxkDAAI{n:08d}", file_unique_id=f"AgAD{n:06d}",
-            file_name=file_name, mime_type=mime_type, data=data,
+            file_id=f"BQACAgIAAxkDAAI{n:08d}",
+            file_unique_id=f"AgAD{n:06d}",
+            file_name=file_name,
+            mime_type=mime_type,
+            data=data,
             file_path=f"documents/file_{n}.{suffix}",
         )
         self.files[stored.file_id] = stored
@@ -562,13 +589,15 @@ class FakeTelegram:
     def _record_shown(self, message: Message) -> None:
         if message.plain_text is None and not message.reply_markup:
             return
-        message.chat.shown.append(ShownText(
-            message.message_id,
-            message.plain_text or "",
-            message.text or "",
-            tuple(b.text for b in message.buttons),
-            message.from_bot,
-        ))
+        message.chat.shown.append(
+            ShownText(
+                message.message_id,
+                message.plain_text or "",
+                message.text or "",
+                tuple(b.text for b in message.buttons),
+                message.from_bot,
+            )
+        )
 
     def _actor(self, chat: Chat) -> User:
         if chat.creator_id is not None and chat.creator_id in self.users:
@@ -610,13 +639,18 @@ class FakeTelegram:
         return message
 
     def _push_my_chat_member(self, chat: Chat, actor: User, old: str, new: str) -> None:
-        self.updates.push("my_chat_member", {"my_chat_member": {
-            "chat": chat.to_api(),
-            "from": actor.to_api(),
-            "date": _now(),
-            "old_chat_member": member_payload(self.bot, old),
-            "new_chat_member": member_payload(self.bot, new),
-        }})
+        self.updates.push(
+            "my_chat_member",
+            {
+                "my_chat_member": {
+                    "chat": chat.to_api(),
+                    "from": actor.to_api(),
+                    "date": _now(),
+                    "old_chat_member": member_payload(self.bot, old),
+                    "new_chat_member": member_payload(self.bot, new),
+                }
+            },
+        )
 
     # ------------------------------------------------------------------ HTTP
 
@@ -630,10 +664,10 @@ class FakeTelegram:
     async def _handle_http(self, request: HttpRequest) -> HttpResponse:
         path = unquote(request.path)
         if path.startswith("/file/bot"):
-            return self._serve_file(path[len("/file/bot"):])
+            return self._serve_file(path[len("/file/bot") :])
         if not path.startswith("/bot"):
             return HttpResponse.json(404, ApiError(404, "Not Found").payload())
-        token, _, method = path[len("/bot"):].partition("/")
+        token, _, method = path[len("/bot") :].partition("/")
         params = Params({}, {}, method)
         queued_before = len(self.updates)
         try:
@@ -668,8 +702,12 @@ class FakeTelegram:
         if not self.log_requests:
             return
         record = RequestRecord(
-            method, params.loggable(), tuple(params.files), status,
-            payload.get("description"), self._clock(),
+            method,
+            params.loggable(),
+            tuple(params.files),
+            status,
+            payload.get("description"),
+            self._clock(),
         )
         self._requests.setdefault(key, []).append(record)
 

@@ -75,7 +75,9 @@ async def test_get_me_and_token_errors(fake_telegram: FakeTelegram) -> None:
         malformed = await client.post(f"{fake_telegram.base_url}garbage/getMe")
         unknown = await client.post(f"{fake_telegram.base_url}{fake_telegram.token}/fooBar")
     assert (wrong.status_code, wrong.json()) == (
-        401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+        401,
+        {"ok": False, "error_code": 401, "description": "Unauthorized"},
+    )
     assert malformed.status_code == 404
     assert unknown.json() == {"ok": False, "error_code": 404, "description": "Not Found"}
 
@@ -111,7 +113,9 @@ async def test_send_and_edit_group_message(fake_telegram: FakeTelegram) -> None:
     group = tg.add_group("Durak", [tg.add_user("Ann")])
     async with ptb_bot(tg) as bot:
         sent = await bot.send_message(
-            group.id, "<b>Trump</b>: &lt;hearts&gt; &amp; co", parse_mode="HTML",
+            group.id,
+            "<b>Trump</b>: &lt;hearts&gt; &amp; co",
+            parse_mode="HTML",
             reply_markup=keyboard("take", "pass"),
         )
         assert sent.text == "Trump: <hearts> & co"
@@ -128,8 +132,7 @@ async def test_send_and_edit_group_message(fake_telegram: FakeTelegram) -> None:
     assert second.message_id == sent.message_id + 1
     assert message.plain_text == "Round 3" and message.buttons == []
     assert message.history[0].text == "<b>Trump</b>: &lt;hearts&gt; &amp; co"
-    assert [v.plain_text for v in message.history] == [
-        "Trump: <hearts> & co", "Round 2", "Round 3"]
+    assert [v.plain_text for v in message.history] == ["Trump: <hearts> & co", "Round 2", "Round 3"]
     assert tg.texts_ever_shown(group) == ["Trump: <hearts> & co", "Round 2", "Round 3", "second"]
     assert "TAKE" in tg.texts_ever_shown(group, include_buttons=True)
 
@@ -139,16 +142,24 @@ async def test_not_modified_and_deleted_messages(fake_telegram: FakeTelegram) ->
     tg = fake_telegram
     group = tg.add_group("Durak", [tg.add_user("Ann")])
     async with ptb_bot(tg) as bot:
-        sent = await bot.send_message(group.id, "<i>same</i>", parse_mode="HTML",
-                                      reply_markup=keyboard("a"))
+        sent = await bot.send_message(
+            group.id, "<i>same</i>", parse_mode="HTML", reply_markup=keyboard("a")
+        )
         with pytest.raises(BadRequest, match="Message is not modified"):
-            await bot.edit_message_text("<i>same</i>", group.id, sent.message_id,
-                                        parse_mode="HTML", reply_markup=keyboard("a"))
+            await bot.edit_message_text(
+                "<i>same</i>",
+                group.id,
+                sent.message_id,
+                parse_mode="HTML",
+                reply_markup=keyboard("a"),
+            )
         with pytest.raises(BadRequest, match="Message is not modified"):
-            await bot.edit_message_reply_markup(group.id, sent.message_id,
-                                                reply_markup=keyboard("a"))
-        await bot.edit_message_text("<i>same</i>", group.id, sent.message_id, parse_mode="HTML",
-                                    reply_markup=keyboard("b"))  # markup differs: allowed
+            await bot.edit_message_reply_markup(
+                group.id, sent.message_id, reply_markup=keyboard("a")
+            )
+        await bot.edit_message_text(
+            "<i>same</i>", group.id, sent.message_id, parse_mode="HTML", reply_markup=keyboard("b")
+        )  # markup differs: allowed
         assert await bot.delete_message(group.id, sent.message_id) is True
         with pytest.raises(BadRequest, match="Message to edit not found"):
             await bot.edit_message_text("new", group.id, sent.message_id)
@@ -166,7 +177,8 @@ async def test_text_and_keyboard_limits(fake_telegram: FakeTelegram) -> None:
         with pytest.raises(BadRequest, match="Button_data_invalid"):
             await bot.send_message(group.id, "x", reply_markup=keyboard("й" * 32 + "x"))
         too_many = InlineKeyboardMarkup(
-            [[InlineKeyboardButton(str(i), callback_data=str(i))] for i in range(101)])
+            [[InlineKeyboardButton(str(i), callback_data=str(i))] for i in range(101)]
+        )
         with pytest.raises(BadRequest, match="Reply_markup_too_long"):
             await bot.send_message(group.id, "x", reply_markup=too_many)
         with pytest.raises(BadRequest, match="Message text is empty"):
@@ -205,8 +217,9 @@ async def test_private_chat_needs_start_and_respects_block(fake_telegram: FakeTe
         with pytest.raises(Forbidden, match="bot was blocked by the user"):
             await bot.send_message(ann.id, "more cards")
         updates = await bot.get_updates()
-    kinds = [u.message.text if u.message else u.my_chat_member.new_chat_member.status
-             for u in updates]
+    kinds = [
+        u.message.text if u.message else u.my_chat_member.new_chat_member.status for u in updates
+    ]
     assert kinds == ["/start join-123", "kicked"]
     assert updates[0].message.from_user.language_code == "ru"
     assert tg.private_chat(ann).messages[2].plain_text == "your cards"
@@ -277,14 +290,16 @@ async def test_observe_only_counts_violations(make_fake_telegram: FakeTelegramFa
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=80),
-       st.integers(min_value=1, max_value=6), st.floats(min_value=0.1, max_value=2))
+@given(
+    st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=80),
+    st.integers(min_value=1, max_value=6),
+    st.floats(min_value=0.1, max_value=2),
+)
 def test_sliding_window_never_accepts_more_than_the_limit(
     gaps: list[float], limit: int, window: float
 ) -> None:
     clock = FakeClock()
-    limiter = RateLimiter(RateLimits(group_max=limit, group_window=window, global_max=10**6),
-                          clock)
+    limiter = RateLimiter(RateLimits(group_max=limit, group_window=window, global_max=10**6), clock)
     stats = RateStats()
     accepted: list[float] = []
     for gap in gaps:
@@ -407,8 +422,13 @@ async def test_membership_migration_and_documents(fake_telegram: FakeTelegram) -
         with pytest.raises(ChatMigrated) as migrated:
             await bot.send_message(old.id, "hello")
         assert migrated.value.new_chat_id == new.id
-        doc = await bot.send_document(new.id, io.BytesIO(b"log data"), filename="game.log",
-                                      caption="<b>log</b>", parse_mode="HTML")
+        doc = await bot.send_document(
+            new.id,
+            io.BytesIO(b"log data"),
+            filename="game.log",
+            caption="<b>log</b>",
+            parse_mode="HTML",
+        )
         assert doc.caption == "log" and doc.document.file_name == "game.log"
         file = await bot.get_file(doc.document.file_id)
         assert bytes(await file.download_as_bytearray()) == b"log data"
@@ -454,8 +474,10 @@ async def test_application_receives_command_and_replies(fake_telegram: FakeTeleg
     async def new_game(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         assert update.effective_chat is not None
         await context.bot.send_message(
-            update.effective_chat.id, f"Game by <b>{update.effective_user.first_name}</b>",
-            parse_mode="HTML", reply_markup=keyboard("join"),
+            update.effective_chat.id,
+            f"Game by <b>{update.effective_user.first_name}</b>",
+            parse_mode="HTML",
+            reply_markup=keyboard("join"),
         )
 
     async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -463,8 +485,11 @@ async def test_application_receives_command_and_replies(fake_telegram: FakeTeleg
         await update.callback_query.answer(f"joined via {update.callback_query.data}")
 
     application = (
-        Application.builder().token(tg.token).base_url(tg.base_url)
-        .base_file_url(tg.base_file_url).build()
+        Application.builder()
+        .token(tg.token)
+        .base_url(tg.base_url)
+        .base_file_url(tg.base_file_url)
+        .build()
     )
     application.add_handler(CommandHandler("newgame", new_game))
     application.add_handler(CallbackQueryHandler(on_button))
