@@ -1,0 +1,147 @@
+"""The crash test's checker: what must hold in the database after any kill.
+
+It reads the file with plain ``sqlite3`` and replays games with the engine, so
+it does not trust the service code it checks.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from durak import replay, to_snapshot
+
+
+@dataclass
+class Acks:
+    """What the child acknowledged, over all rounds."""
+
+    acts: dict[tuple[int, int], tuple[int, dict[str, object]]] = field(default_factory=dict)
+    surrenders: dict[int, int] = field(default_factory=dict)
+    cancels: set[int] = field(default_factory=set)
+    duplicates: list[str] = field(default_factory=list)
+
+    def read(self, line: str) -> str:
+        words = line.split(" ", 4)
+        kind = words[0]
+        if kind == "act":
+            key = (int(words[1]), int(words[2]))
+            if key in self.acts:
+                self.duplicates.append(line)
+            self.acts[key] = (int(words[3]), json.loads(words[4]))
+        elif kind == "surrender":
+            self.surrenders[int(words[1])] = int(words[2])
+        elif kind == "cancel":
+            self.cancels.add(int(words[1]))
+        return kind
+
+
+def action_count(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM actions").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def check_database(path: Path, acks: Acks) -> list[str]:
+    """Every problem found; an empty list means the database is consistent."""
+    problems = [f"acknowledged twice: {line}" for line in acks.duplicates]
+    conn = sqlite3.connect(path)
+    try:
+        integrity = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+        if integrity != ["ok"]:
+            return [f"integrity_check: {integrity[:3]}"]
+        games = conn.execute(
+            "SELECT game_id, chat_id, status, rules, start, version, snapshot, end_reason, losers"
+            " FROM games"
+        ).fetchall()
+        logged: set[tuple[int, int]] = set()
+        played: Counter[tuple[int, int]] = Counter()
+        lost: Counter[tuple[int, int]] = Counter()
+        drawn: Counter[tuple[int, int]] = Counter()
+        for game_id, chat, status, rules, start, version, snapshot, reason, losers in games:
+            seats = conn.execute(
+                "SELECT seat, user_id, name, kind FROM seats WHERE game_id = ? ORDER BY seat",
+                (game_id,),
+            ).fetchall()
+            log = conn.execute(
+                "SELECT version, seat, step FROM actions WHERE game_id = ? ORDER BY version",
+                (game_id,),
+            ).fetchall()
+            where = f"game {game_id}"
+            if [v for v, _, _ in log] != list(range(1, len(log) + 1)):
+                problems.append(f"{where}: the log's versions are not 1..{len(log)}")
+            if version != len(log):
+                problems.append(f"{where}: version {version} but {len(log)} logged actions")
+            for v, seat, step in log:
+                logged.add((game_id, v))
+                ack = acks.acts.get((game_id, v))
+                if ack is not None and ack != (seat, json.loads(step)):
+                    problems.append(f"{where} v{v}: logged {seat} {step}, acknowledged {ack}")
+            if start is None:
+                if log:
+                    problems.append(f"{where}: a lobby with logged actions")
+                continue
+            names = [name for _, _, name, _ in seats]
+            record = {
+                "format": "durak-record/1",
+                "rules": json.loads(rules),
+                "players": names,
+                "start": json.loads(start),
+                "steps": [{"player": names[seat], **json.loads(step)} for _, seat, step in log],
+            }
+            try:
+                game = replay(record)
+            except Exception as e:  # any failure to replay is a finding
+                problems.append(f"{where}: the log does not replay: {e!r}")
+                continue
+            expected = {k: v for k, v in to_snapshot(game).items() if k not in ("start", "history")}
+            stored = json.loads(snapshot or "null")
+            if stored != json.loads(json.dumps(expected)):
+                keys = sorted(
+                    k
+                    for k in set(expected) | set(stored or {})
+                    if (stored or {}).get(k) != json.loads(json.dumps(expected.get(k)))
+                )
+                problems.append(
+                    f"{where}: the stored snapshot is not the replay of the log (differs in {keys})"
+                )
+            if game.result is not None and (status, reason) != ("finished", "played"):
+                problems.append(f"{where}: the log ends the game but it is {status}/{reason}")
+            if game.result is None and reason == "played":
+                problems.append(f"{where}: marked played to the end, but the log does not end it")
+            if game_id in acks.surrenders and (reason, json.loads(losers or "[]")) != (
+                "surrender",
+                [acks.surrenders[game_id]],
+            ):
+                problems.append(f"{where}: acknowledged surrender missing ({status}/{reason})")
+            if game_id in acks.cancels and status != "cancelled":
+                problems.append(f"{where}: acknowledged cancel missing ({status})")
+            if status == "finished" and reason in ("played", "surrender"):
+                out = set(json.loads(losers))
+                draw = reason == "played" and game.result is not None and game.result.draw
+                for seat, user_id, _, kind in seats:
+                    if kind == "human":
+                        played[chat, user_id] += 1
+                        lost[chat, user_id] += seat in out
+                        drawn[chat, user_id] += draw
+        for key in sorted(set(acks.acts) - logged):
+            problems.append(f"acknowledged action missing from the log: game {key[0]} v{key[1]}")
+        tallies = {
+            (chat, user): (p, lo, d)
+            for chat, user, p, lo, d in conn.execute(
+                "SELECT chat_id, user_id, played, losses, draws FROM tallies"
+            )
+        }
+        expected_tallies = {
+            key: (played[key], lost[key], drawn[key]) for key in played if played[key]
+        }
+        if tallies != expected_tallies:
+            problems.append(f"tallies {tallies} != finished games {expected_tallies}")
+    finally:
+        conn.close()
+    return problems

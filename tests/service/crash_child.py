@@ -1,0 +1,103 @@
+"""The crash test's child: plays random games through the service until killed.
+
+``python -m tests.service.crash_child DB SEED``. It prints one line per change
+*after* the service returned, i.e. after the change was committed:
+
+    ready
+    start GAME_ID
+    act GAME_ID VERSION SEAT STEP_JSON
+    surrender GAME_ID SEAT
+    cancel GAME_ID
+
+The parent kills it with SIGKILL at a random moment and checks the database
+against these acknowledgements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+
+from durak.selfplay import random_step
+from durak.service import GameService
+from durak.service_types import GameInfo
+
+CHATS = (-1, -2, -3)
+PLAYERS = 3
+
+
+def user(chat: int, k: int) -> int:
+    return -chat * 100 + k
+
+
+def out(*words: object) -> None:
+    print(*words, flush=True)
+
+
+async def seat_and_start(service: GameService, chat: int) -> GameInfo:
+    """Start the chat's game, finishing a lobby an earlier kill left half-built."""
+    info = await service.active_game(chat)
+    if info is not None and info.status == "running":
+        return info
+    if info is None:
+        info = await service.create_lobby(chat, user(chat, 0), "P0")
+    seated = {s.user_id for s in info.seats}
+    for k in range(PLAYERS):
+        if user(chat, k) not in seated:
+            await service.join(chat, user(chat, k), f"P{k}")
+    info = await service.start(chat, user(chat, 0))
+    out("start", info.game_id)
+    return info
+
+
+async def main(path: str, seed: int) -> None:
+    service = await GameService.open(path)
+    out("ready")
+    rng = random.Random(seed)
+    games: dict[int, GameInfo] = {g.chat_id: g for g in await service.running_games()}
+    versions = {chat: g.version for chat, g in games.items()}
+    finished: dict[int, int] = {}
+    while True:
+        chat = rng.choice(CHATS)
+        info = games.get(chat)
+        if info is None:
+            if chat in finished and rng.random() < 0.7:
+                info = await service.play_again(finished[chat], user(chat, 1))
+                out("start", info.game_id)
+            else:
+                info = await seat_and_start(service, chat)
+            games[chat], versions[chat] = info, info.version
+            continue
+        roll = rng.random()
+        if roll < 0.002:
+            seat = rng.randrange(PLAYERS)
+            await service.surrender(info.game_id, info.seats[seat].user_id)
+            out("surrender", info.game_id, seat)
+            finished[chat] = info.game_id
+            del games[chat]
+            continue
+        if roll < 0.003:
+            await service.cancel(chat, user(chat, 0), is_admin=True)
+            out("cancel", info.game_id)
+            del games[chat]
+            continue
+        assert info.game is not None
+        seat, action = random_step(info.game, rng)
+        result = await service.apply(info.game_id, info.seats[seat].user_id, action, versions[chat])
+        versions[chat] = result.version
+        out(
+            "act",
+            info.game_id,
+            result.version,
+            seat,
+            json.dumps(action.step(), separators=(",", ":")),
+        )
+        if result.finished:
+            finished[chat] = info.game_id
+            del games[chat]
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))

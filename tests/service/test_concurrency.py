@@ -1,0 +1,146 @@
+"""Many concurrent applies on one game: exactly one winner per version, a consistent log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+from durak import Game, Rules, to_snapshot
+from durak.service import GameService
+from durak.service_errors import GameOver, IllegalMove, StaleVersion
+from durak.service_types import ApplyResult
+
+from .helpers import db_rows, started, stored_replay, user, with_service
+
+
+def _outcomes(results: list[object]) -> Counter[str]:
+    kinds: Counter[str] = Counter()
+    for r in results:
+        if isinstance(r, ApplyResult):
+            kinds["won"] += 1
+        elif isinstance(r, StaleVersion):
+            kinds["stale"] += 1
+        elif isinstance(r, IllegalMove):
+            kinds["illegal"] += 1
+        else:
+            raise AssertionError(f"unexpected outcome {r!r}")
+    return kinds
+
+
+def test_the_same_click_twice(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 3, seed=3)
+        game = info.game
+        assert game is not None
+        seat = game.actors()[0]
+        action = game.legal_actions(seat)[0]
+        clicks = [s.apply(info.game_id, user(seat), action, 0) for _ in range(8)]
+        results = await asyncio.gather(*clicks, return_exceptions=True)
+        assert _outcomes(results) == Counter(won=1, stale=7)
+        assert db_rows(path, "SELECT version, seat FROM actions") == [(1, seat)]
+
+    with_service(path, body)
+
+
+def _two_actors(seed: int) -> tuple[Game, list[tuple[int, object]]]:
+    """Play a 3-player game until two different seats may act at once."""
+    rng = random.Random(seed)
+    game = Game.from_seed(Rules(throw_in="all"), ["Ann", "Bob", "Cid"], "1")
+    steps: list[tuple[int, object]] = []
+    while len(game.actors()) < 2:
+        seat = rng.choice(game.actors())
+        action = rng.choice(game.legal_actions(seat))
+        game.apply(seat, action)
+        steps.append((seat, action))
+    return game, steps
+
+
+def test_two_players_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    reference, steps = _two_actors(seed=2)
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 3, seed=1, throw_in="all")
+        for v, (seat, action) in enumerate(steps):
+            await s.apply(info.game_id, user(seat), action, v)  # type: ignore[arg-type]
+        game = info.game
+        assert game is not None and to_snapshot(game) == to_snapshot(reference)
+        version = len(steps)
+        first, second = reference.actors()[:2]
+        calls = [
+            s.apply(info.game_id, user(first), reference.legal_actions(first)[0], version),
+            s.apply(info.game_id, user(second), reference.legal_actions(second)[0], version),
+        ]
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        assert _outcomes(results) == Counter(won=1, stale=1)
+        winner = next(r for r in results if isinstance(r, ApplyResult))
+        assert winner.version == version + 1
+
+    with_service(path, body)
+    assert db_rows(path, "SELECT max(version), count(*) FROM actions") == [
+        (len(steps) + 1, len(steps) + 1)
+    ]
+
+
+def test_many_players_racing_over_many_versions(tmp_path: Path) -> None:
+    """Workers keep reading the game and sending a random legal action against the
+    version they saw; every version must be won exactly once and the log must be
+    exactly the winners' actions, replaying to the live game."""
+    path = tmp_path / "db.sqlite3"
+
+    async def body(s: GameService) -> None:
+        games = [await started(s, 4, seed=k, chat=-k - 1, throw_in="all") for k in range(3)]
+        wins: dict[int, list[tuple[int, int, str]]] = {g.game_id: [] for g in games}
+        outcomes: Counter[str] = Counter()
+
+        async def worker(game_id: int, rng: random.Random) -> None:
+            for _ in range(400):
+                info = await s.game(game_id)
+                game = info.game
+                if info.status != "running" or game is None:
+                    return
+                seat = rng.choice(game.actors())
+                action = rng.choice(game.legal_actions(seat))
+                await asyncio.sleep(0)  # let the others read the same version
+                try:
+                    result = await s.apply(game_id, user(seat), action, info.version)
+                except StaleVersion:
+                    outcomes["stale"] += 1
+                    continue
+                except GameOver:  # someone else's action ended it meanwhile
+                    outcomes["over"] += 1
+                    return
+                outcomes["won"] += 1
+                wins[game_id].append((result.version, seat, json.dumps(action.step())))
+
+        rng = random.Random(99)
+        await asyncio.gather(
+            *(
+                worker(g.game_id, random.Random(rng.random()))
+                for g in games
+                for _ in range(6)  # six concurrent clients per game
+            )
+        )
+        assert outcomes["stale"] > 50, outcomes  # the race really happened
+        for g in games:
+            won = sorted(wins[g.game_id])
+            versions = [v for v, _, _ in won]
+            assert versions == list(range(1, len(won) + 1)), "one winner per version"
+            logged = db_rows(
+                path,
+                "SELECT version, seat, step FROM actions WHERE game_id = ? ORDER BY version",
+                (g.game_id,),
+            )
+            assert [(v, seat, json.loads(step)) for v, seat, step in logged] == [
+                (v, seat, json.loads(step)) for v, seat, step in won
+            ]
+            info = await s.game(g.game_id)
+            assert info.version == len(won) and info.game is not None
+            assert to_snapshot(stored_replay(path, g.game_id)) == to_snapshot(info.game)
+
+    with_service(path, body)

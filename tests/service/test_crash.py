@@ -1,0 +1,186 @@
+"""Crash test: SIGKILL a child applying actions at random moments, many times.
+
+After every kill the database must pass ``integrity_check``, every game must
+equal the replay of its log, every acknowledged change must be there, and no
+action may be in the log more often than it was applied (at most one
+unacknowledged action per kill: the one whose commit raced the kill). The next
+child reopens the same file, so every round also tests a restart.
+
+``DURAK_CRASH_ROUNDS`` sets the number of kills (default 30).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from durak.service import GameService
+
+from .crash_check import Acks, action_count, check_database
+from .helpers import run, started, user, with_service
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _child(path: Path, seed: int) -> tuple[subprocess.Popen[str], list[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.service.crash_child", str(path), str(seed)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        lines.extend(proc.stdout)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    proc.reader = reader  # type: ignore[attr-defined]
+    return proc, lines
+
+
+def test_sigkill_at_random_moments(tmp_path: Path) -> None:
+    path = tmp_path / "crash.sqlite3"
+    rounds = int(os.environ.get("DURAK_CRASH_ROUNDS", "30"))
+    rng = random.Random(os.environ.get("DURAK_CRASH_SEED", "20240611"))
+    acks = Acks()
+    total_acts = started_rounds = 0
+    for k in range(rounds):
+        before = action_count(path) if path.exists() else 0
+        proc, lines = _child(path, rng.randrange(1 << 30))
+        time.sleep(rng.uniform(0.05, 1.2))
+        exited = proc.poll()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.reader.join(5)  # type: ignore[attr-defined]
+        assert exited is None, f"the child died by itself:\n{proc.stderr.read()}"  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+        acts = 0
+        for line in lines:
+            if line.endswith("\n"):  # a line cut by the kill was never acknowledged
+                kind = acks.read(line.rstrip("\n"))
+                acts += kind == "act"
+                started_rounds += kind == "ready"
+        total_acts += acts
+        problems = check_database(path, acks) if path.exists() else []
+        assert not problems, f"round {k}: " + "\n".join(problems[:10])
+        extra = action_count(path) - before - acts if path.exists() else 0
+        assert extra in (0, 1), f"round {k}: {extra} logged actions were never acknowledged"
+    # The test must have done real work: many acknowledged actions, most rounds
+    # past the start-up, and some kills that landed before the child was ready.
+    assert total_acts > rounds * 100, total_acts
+    assert started_rounds > rounds // 2
+    # And the surviving file still opens as a service with every game loadable.
+
+    async def body(s: GameService) -> None:
+        for info in await s.running_games():
+            assert info.game is not None and info.game.result is None
+
+    with_service(path, body)
+
+
+def _small_history(path: Path) -> Acks:
+    """A few acknowledged actions in a fresh database, recorded as the child would."""
+    acks = Acks()
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 3, seed=2)
+        game = info.game
+        assert game is not None
+        rng = random.Random(2)
+        for v in range(6):
+            seat = rng.choice(game.actors())
+            action = rng.choice(game.legal_actions(seat))
+            result = await s.apply(info.game_id, user(seat), action, v)
+            acks.read(f"act {info.game_id} {result.version} {seat} {json.dumps(action.step())}")
+
+    with_service(path, body)
+    return acks
+
+
+def test_the_checker_finds_what_it_must(tmp_path: Path) -> None:
+    """The checker is what makes the crash test able to fail: show it fails."""
+    path = tmp_path / "db.sqlite3"
+    acks = _small_history(path)
+    assert check_database(path, acks) == []
+
+    # An acknowledged action that is not in the log.
+    missing = Acks(acts={**acks.acts, (1, 7): (0, {"do": "take"})})
+    assert any("missing" in p for p in check_database(path, missing))
+    # An acknowledged action that differs from the logged one.
+    (key, (seat, _)), *_ = acks.acts.items()
+    different = Acks(acts={**acks.acts, key: (seat, {"do": "pass"})})
+    assert any("acknowledged" in p for p in check_database(path, different))
+    # An acknowledged surrender that did not happen.
+    assert any("surrender" in p for p in check_database(path, Acks(surrenders={1: 0})))
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    # A snapshot that is not the replay of the log.
+    good = conn.execute("SELECT snapshot FROM games").fetchone()[0]
+    conn.execute("UPDATE games SET snapshot = ?", (good.replace('"discard":0', '"discard":3'),))
+    assert any("snapshot" in p for p in check_database(path, acks))
+    conn.execute("UPDATE games SET snapshot = ?", (good,))
+    # A tally nobody earned.
+    conn.execute("INSERT INTO tallies VALUES (-100, 1000, 1, 1, 0)")
+    assert any("tallies" in p for p in check_database(path, acks))
+    conn.execute("DROP TRIGGER actions_no_delete")
+    conn.execute("DELETE FROM tallies")
+    # An action applied twice: the last one logged again under the next version.
+    v, seat, step = conn.execute(
+        "SELECT version, seat, step FROM actions ORDER BY version DESC LIMIT 1"
+    ).fetchone()
+    conn.execute("UPDATE games SET version = version + 1")
+    conn.execute(
+        "INSERT INTO actions VALUES (1, ?, ?, 0, ?, 0)",
+        (v + 1, seat, step),
+    )
+    assert check_database(path, acks) != []
+    conn.close()
+
+
+def test_the_checker_sees_a_damaged_file(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+
+    async def fill(s: GameService) -> None:
+        for chat in range(20):
+            info = await started(s, 4, seed=chat, chat=chat)
+            game = info.game
+            assert game is not None
+            rng = random.Random(chat)
+            for v in range(40):
+                seat = rng.choice(game.actors())
+                await s.apply(info.game_id, user(seat), rng.choice(game.legal_actions(seat)), v)
+
+    run(_opened(path, fill))
+    data = bytearray(path.read_bytes())
+    for offset in range(8192, len(data), 4096):  # scribble over every page but the first two
+        data[offset + 100 : offset + 300] = bytes(200)
+    path.write_bytes(bytes(data))
+    problems = _check_or_error(path)
+    assert problems
+
+
+async def _opened(path: Path, body) -> None:  # type: ignore[no-untyped-def]
+    service = await GameService.open(path)
+    try:
+        await body(service)
+    finally:
+        await service.close()
+
+
+def _check_or_error(path: Path) -> list[str]:
+    try:
+        return check_database(path, Acks())
+    except sqlite3.DatabaseError as e:
+        return [str(e)]
