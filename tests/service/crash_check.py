@@ -11,6 +11,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from durak import replay, to_snapshot
 
@@ -23,6 +24,10 @@ class Acks:
     surrenders: dict[int, int] = field(default_factory=dict)
     cancels: set[int] = field(default_factory=set)
     duplicates: list[str] = field(default_factory=list)
+    # Games already replayed and found consistent, by their whole row and log
+    # length, with whether they ended in a draw: an unchanged game is not
+    # replayed again after the next kill (that would make the test quadratic).
+    verified: dict[tuple[Any, ...], bool] = field(default_factory=dict)
 
     def read(self, line: str) -> str:
         words = line.split(" ", 4)
@@ -55,15 +60,15 @@ def check_database(path: Path, acks: Acks) -> list[str]:
         integrity = [r[0] for r in conn.execute("PRAGMA integrity_check")]
         if integrity != ["ok"]:
             return [f"integrity_check: {integrity[:3]}"]
+        logged: set[tuple[int, int]] = set()
+        tally: Counter[tuple[int, int, str]] = Counter()
         games = conn.execute(
             "SELECT game_id, chat_id, status, rules, start, version, snapshot, end_reason, losers"
             " FROM games"
         ).fetchall()
-        logged: set[tuple[int, int]] = set()
-        played: Counter[tuple[int, int]] = Counter()
-        lost: Counter[tuple[int, int]] = Counter()
-        drawn: Counter[tuple[int, int]] = Counter()
-        for game_id, chat, status, rules, start, version, snapshot, reason, losers in games:
+        for row in games:
+            game_id, chat, status, _, start, version, _, reason, losers = row
+            where = f"game {game_id}"
             seats = conn.execute(
                 "SELECT seat, user_id, name, kind FROM seats WHERE game_id = ? ORDER BY seat",
                 (game_id,),
@@ -72,7 +77,6 @@ def check_database(path: Path, acks: Acks) -> list[str]:
                 "SELECT version, seat, step FROM actions WHERE game_id = ? ORDER BY version",
                 (game_id,),
             ).fetchall()
-            where = f"game {game_id}"
             if [v for v, _, _ in log] != list(range(1, len(log) + 1)):
                 problems.append(f"{where}: the log's versions are not 1..{len(log)}")
             if version != len(log):
@@ -82,38 +86,6 @@ def check_database(path: Path, acks: Acks) -> list[str]:
                 ack = acks.acts.get((game_id, v))
                 if ack is not None and ack != (seat, json.loads(step)):
                     problems.append(f"{where} v{v}: logged {seat} {step}, acknowledged {ack}")
-            if start is None:
-                if log:
-                    problems.append(f"{where}: a lobby with logged actions")
-                continue
-            names = [name for _, _, name, _ in seats]
-            record = {
-                "format": "durak-record/1",
-                "rules": json.loads(rules),
-                "players": names,
-                "start": json.loads(start),
-                "steps": [{"player": names[seat], **json.loads(step)} for _, seat, step in log],
-            }
-            try:
-                game = replay(record)
-            except Exception as e:  # any failure to replay is a finding
-                problems.append(f"{where}: the log does not replay: {e!r}")
-                continue
-            expected = {k: v for k, v in to_snapshot(game).items() if k not in ("start", "history")}
-            stored = json.loads(snapshot or "null")
-            if stored != json.loads(json.dumps(expected)):
-                keys = sorted(
-                    k
-                    for k in set(expected) | set(stored or {})
-                    if (stored or {}).get(k) != json.loads(json.dumps(expected.get(k)))
-                )
-                problems.append(
-                    f"{where}: the stored snapshot is not the replay of the log (differs in {keys})"
-                )
-            if game.result is not None and (status, reason) != ("finished", "played"):
-                problems.append(f"{where}: the log ends the game but it is {status}/{reason}")
-            if game.result is None and reason == "played":
-                problems.append(f"{where}: marked played to the end, but the log does not end it")
             if game_id in acks.surrenders and (reason, json.loads(losers or "[]")) != (
                 "surrender",
                 [acks.surrenders[game_id]],
@@ -121,27 +93,72 @@ def check_database(path: Path, acks: Acks) -> list[str]:
                 problems.append(f"{where}: acknowledged surrender missing ({status}/{reason})")
             if game_id in acks.cancels and status != "cancelled":
                 problems.append(f"{where}: acknowledged cancel missing ({status})")
+            if start is None:
+                if log:
+                    problems.append(f"{where}: a lobby with logged actions")
+                continue
+            fingerprint = (*row, len(log))
+            draw = acks.verified.get(fingerprint)
+            if draw is None:
+                found, draw = _replay_problems(row, seats, log)
+                problems += [f"{where}: {p}" for p in found]
+                if not found:
+                    acks.verified[fingerprint] = draw
             if status == "finished" and reason in ("played", "surrender"):
                 out = set(json.loads(losers))
-                draw = reason == "played" and game.result is not None and game.result.draw
                 for seat, user_id, _, kind in seats:
                     if kind == "human":
-                        played[chat, user_id] += 1
-                        lost[chat, user_id] += seat in out
-                        drawn[chat, user_id] += draw
+                        tally[chat, user_id, "played"] += 1
+                        tally[chat, user_id, "losses"] += seat in out
+                        tally[chat, user_id, "draws"] += draw
         for key in sorted(set(acks.acts) - logged):
             problems.append(f"acknowledged action missing from the log: game {key[0]} v{key[1]}")
-        tallies = {
+        stored = {
             (chat, user): (p, lo, d)
             for chat, user, p, lo, d in conn.execute(
                 "SELECT chat_id, user_id, played, losses, draws FROM tallies"
             )
         }
-        expected_tallies = {
-            key: (played[key], lost[key], drawn[key]) for key in played if played[key]
+        expected = {
+            (chat, user): (n, tally[chat, user, "losses"], tally[chat, user, "draws"])
+            for (chat, user, what), n in tally.items()
+            if what == "played" and n
         }
-        if tallies != expected_tallies:
-            problems.append(f"tallies {tallies} != finished games {expected_tallies}")
+        if stored != expected:
+            problems.append(f"tallies {stored} != finished games {expected}")
     finally:
         conn.close()
     return problems
+
+
+def _replay_problems(
+    row: tuple[Any, ...], seats: list[tuple[Any, ...]], log: list[tuple[Any, ...]]
+) -> tuple[list[str], bool]:
+    """Replay one game from its rows; what disagrees, and whether it is a draw."""
+    _, _, status, rules, start, _, snapshot, reason, _ = row
+    names = [name for _, _, name, _ in seats]
+    record = {
+        "format": "durak-record/1",
+        "rules": json.loads(rules),
+        "players": names,
+        "start": json.loads(start),
+        "steps": [{"player": names[seat], **json.loads(step)} for _, seat, step in log],
+    }
+    try:
+        game = replay(record)
+    except Exception as e:  # any failure to replay is a finding
+        return [f"the log does not replay: {e!r}"], False
+    problems = []
+    expected = json.loads(
+        json.dumps({k: v for k, v in to_snapshot(game).items() if k not in ("start", "history")})
+    )
+    stored = json.loads(snapshot or "null") or {}
+    if stored != expected:
+        keys = sorted(k for k in set(expected) | set(stored) if stored.get(k) != expected.get(k))
+        problems.append(f"the stored snapshot is not the replay of the log (differs in {keys})")
+    if game.result is not None and (status, reason) != ("finished", "played"):
+        problems.append(f"the log ends the game but it is {status}/{reason}")
+    if game.result is None and reason == "played":
+        problems.append("marked played to the end, but the log does not end it")
+    draw = reason == "played" and game.result is not None and game.result.draw
+    return problems, draw

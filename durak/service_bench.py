@@ -1,0 +1,123 @@
+"""Benchmark: durable actions per second through the game service, and the
+latency of one ``apply`` (each one its own committed transaction).
+
+    python -m durak.service_bench [--games N] [--players K] [--actions M] [--db PATH]
+
+Runs ``--games`` games side by side (one per chat), applying random legal
+actions round-robin; a finished game is followed by its "play again". Without
+``--db`` it uses a fresh file in the working folder (the service's default
+location, so the same disk) and deletes it afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from .selfplay import random_step
+from .service import GameService
+from .service_types import GameInfo
+
+
+def _percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+async def _start(service: GameService, chat: int, players: int, seed: int) -> GameInfo:
+    await service.create_lobby(chat, 1, "P1", f"bench {chat}")
+    for k in range(2, players + 1):
+        await service.join(chat, k, f"P{k}")
+    return await service.start(chat, 1, seed=seed)
+
+
+async def run(games: int, players: int, actions: int, path: Path, seed: int) -> dict[str, float]:
+    rng = random.Random(seed)
+    opened = time.perf_counter()
+    service = await GameService.open(path)
+    try:
+        open_s = time.perf_counter() - opened
+        tables = [
+            await _start(service, -(k + 1), players, rng.randrange(1 << 30)) for k in range(games)
+        ]
+        versions = [t.version for t in tables]
+        latencies: list[float] = []
+        finished = 0
+        began = time.perf_counter()
+        while len(latencies) < actions:
+            for k, info in enumerate(tables):
+                game = info.game
+                assert game is not None
+                seat, action = random_step(game, rng)
+                t0 = time.perf_counter()
+                result = await service.apply(
+                    info.game_id, info.seats[seat].user_id, action, versions[k]
+                )
+                latencies.append(time.perf_counter() - t0)
+                versions[k] = result.version
+                if result.finished:
+                    finished += 1
+                    tables[k] = await service.play_again(info.game_id, 1)
+                    versions[k] = tables[k].version
+        wall = time.perf_counter() - began
+    finally:
+        await service.close()
+    latencies.sort()
+    return {
+        "actions": len(latencies),
+        "games_finished": finished,
+        "wall_s": wall,
+        "open_s": open_s,
+        "actions_per_s": len(latencies) / wall,
+        "apply_only_per_s": len(latencies) / sum(latencies),
+        "p50_ms": _percentile(latencies, 0.50) * 1000,
+        "p90_ms": _percentile(latencies, 0.90) * 1000,
+        "p99_ms": _percentile(latencies, 0.99) * 1000,
+        "p999_ms": _percentile(latencies, 0.999) * 1000,
+        "max_ms": latencies[-1] * 1000,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m durak.service_bench", description=__doc__)
+    parser.add_argument("--games", type=int, default=8, help="games played side by side")
+    parser.add_argument("--players", type=int, default=4, help="players per game (2-6)")
+    parser.add_argument("--actions", type=int, default=20_000, help="actions to apply")
+    parser.add_argument("--db", type=Path, default=None, help="database file (kept)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if not 2 <= args.players <= 6 or args.games < 1 or args.actions < 1:
+        parser.error("need 1+ games, 2-6 players, 1+ actions")
+    path = args.db or Path(f"durak-bench-{os.getpid()}.sqlite3")
+    if args.db is None and path.exists():
+        parser.error(f"{path} exists")
+    try:
+        figures = asyncio.run(run(args.games, args.players, args.actions, path, args.seed))
+    finally:
+        if args.db is None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+    print(f"games: {args.games} side by side  players: {args.players}  db: {path}")
+    print(
+        f"durable actions: {figures['actions']:.0f}  in {figures['wall_s']:.2f} s"
+        f"  (games finished: {figures['games_finished']:.0f}, open: {figures['open_s']:.3f} s)"
+    )
+    print(f"durable actions/s: {figures['actions_per_s']:.0f}  (wall, including choosing moves)")
+    print(f"apply calls/s: {figures['apply_only_per_s']:.0f}  (time inside apply only)")
+    print(
+        f"apply latency ms: p50 {figures['p50_ms']:.3f}  p90 {figures['p90_ms']:.3f}"
+        f"  p99 {figures['p99_ms']:.3f}  p99.9 {figures['p999_ms']:.3f}"
+        f"  max {figures['max_ms']:.3f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
