@@ -144,3 +144,42 @@ def test_many_players_racing_over_many_versions(tmp_path: Path) -> None:
             assert to_snapshot(stored_replay(path, g.game_id)) == to_snapshot(info.game)
 
     with_service(path, body)
+
+
+def test_cancelled_applies_leave_memory_as_on_disk(tmp_path: Path) -> None:
+    """An apply cancelled at any point (a shutdown mid-click) may or may not have
+    committed, but memory must always equal the disk afterwards."""
+    path = tmp_path / "db.sqlite3"
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 4, seed=5)
+        rng = random.Random(5)
+        outcomes: Counter[str] = Counter()
+        for _ in range(300):
+            current = await s.game(info.game_id)
+            if current.status != "running" or current.game is None:
+                break
+            seat = rng.choice(current.game.actors())
+            action = rng.choice(current.game.legal_actions(seat))
+            task = asyncio.create_task(s.apply(info.game_id, user(seat), action, current.version))
+            if rng.random() < 0.5:
+                for _ in range(rng.randrange(8)):
+                    await asyncio.sleep(0)
+            else:
+                await asyncio.sleep(rng.random() * 0.0005)
+            task.cancel()
+            try:
+                await task
+                outcomes["done"] += 1
+            except asyncio.CancelledError:
+                outcomes["cancelled"] += 1
+            after = await s.game(info.game_id)
+            (version,) = db_rows(path, "SELECT version FROM games")[0]
+            assert after.version == version
+            assert after.game is not None
+            assert to_snapshot(after.game) == to_snapshot(stored_replay(path, info.game_id))
+        assert outcomes["cancelled"] > 20 and outcomes["done"] > 20, outcomes
+        committed = db_rows(path, "SELECT count(*) FROM actions")[0][0]
+        assert committed >= outcomes["done"]
+
+    with_service(path, body)
