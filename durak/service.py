@@ -90,7 +90,7 @@ from .service_types import (
     UserSettings,
 )
 from .snapshot import to_snapshot
-from .store import GameRow, LoggedAction, Store, Tx
+from .store import ActionWrite, GameRow, LoggedAction, Store, Tx
 from .view import View
 
 __all__ = ["DEFAULT_PATH", "GameService"]
@@ -368,15 +368,21 @@ class GameService:
             ending = None if result is None else Ending(PLAYED, result.losers, result.draw)
             step = _json(act.step())
             snapshot = _snapshot_text(game)
-            now = time.time()
+            write = ActionWrite(
+                game_id,
+                live.chat_id,
+                new_version,
+                seat,
+                user_id,
+                step,
+                snapshot,
+                time.time(),
+                ending,
+                () if ending is None else tuple(_tally_rows(live.seats, ending)),
+            )
             try:
-                async with self._store.transaction() as tx:
-                    if not await tx.record_action(
-                        game_id, new_version, seat, user_id, step, snapshot, now, ending
-                    ):
-                        raise _Conflict
-                    if ending is not None:
-                        await tx.add_tallies(live.chat_id, _tally_rows(live.seats, ending))
+                if not await self._store.record_action(write):
+                    raise _Conflict
             except _Conflict:
                 self._live.pop(game_id, None)
                 raise StaleVersion(f"game {game_id} moved on in the store", -1) from None

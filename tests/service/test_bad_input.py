@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from durak import store as store_module
 from durak import to_snapshot
 from durak.service import GameService
 from durak.service_errors import DatabaseError, LobbyFull
-from durak.store import APPLICATION_ID, Tx
+from durak.store import APPLICATION_ID, ActionWrite
 
 from .helpers import CHAT, db_rows, lobby, play_out, run, started, user, with_service
 
@@ -110,10 +111,10 @@ def test_failed_write_leaves_memory_as_on_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "db.sqlite3"
-    real = Tx.record_action
+    real = store_module._action_statements
 
-    async def fail_after_writing(self: Tx, *args: object, **kwargs: object) -> bool:
-        await real(self, *args, **kwargs)  # type: ignore[arg-type]
+    def fail_after_writing(conn: sqlite3.Connection, write: ActionWrite) -> bool:
+        real(conn, write)  # every statement ran, then the disk fails before COMMIT
         raise sqlite3.OperationalError("disk I/O error")
 
     async def body(s: GameService) -> None:
@@ -123,11 +124,11 @@ def test_failed_write_leaves_memory_as_on_disk(
         before = to_snapshot(game)
         seat = game.actors()[0]
         action = game.legal_actions(seat)[0]
-        monkeypatch.setattr(Tx, "record_action", fail_after_writing)
+        monkeypatch.setattr(store_module, "_action_statements", fail_after_writing)
         with pytest.raises(DatabaseError) as e:
             await s.apply(info.game_id, user(seat), action, 0)
         assert "disk I/O error" in str(e.value)
-        monkeypatch.setattr(Tx, "record_action", real)
+        monkeypatch.setattr(store_module, "_action_statements", real)
         assert db_rows(path, "SELECT count(*) FROM actions") == [(0,)]
         assert db_rows(path, "SELECT version FROM games") == [(0,)]
         again = await s.game(info.game_id)
@@ -146,7 +147,7 @@ def test_failed_finish_writes_neither_ending_nor_tallies(
 ) -> None:
     path = tmp_path / "db.sqlite3"
 
-    async def broken(self: Tx, *args: object) -> None:
+    def broken(*args: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
     async def body(s: GameService) -> None:
@@ -155,7 +156,7 @@ def test_failed_finish_writes_neither_ending_nor_tallies(
         assert game is not None
         rng = random.Random(4)
         version = 0
-        monkeypatch.setattr(Tx, "add_tallies", broken)
+        monkeypatch.setattr(store_module, "_tally_statements", broken)
         while True:
             seat, action = _random_step(game, rng)
             try:
