@@ -280,26 +280,26 @@ class GameService:
     ) -> GameInfo:
         """Deal the lobby's game: only its creator or an admin, 2 to the deck's
         maximum players. ``seed`` defaults to a random one; it is stored."""
-        async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id)
-            _check_may(row, user_id, is_admin, "start the game")
-            seats = await tx.seats(row.game_id)
-            rules = _rules(row.rules)
-            _check_count(rules, len(seats))
-            seed_text = str(secrets.randbits(63) if seed is None else seed)
-            game = Game.from_seed(rules, [s.name for s in seats], seed_text)
-            now = time.time()
-            ok = await tx.start_game(
-                row.game_id, seed_text, _json(game.start), _snapshot_text(game), now
-            )
-            if not ok:
-                raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
-            self._live.setdefault(row.game_id, _Live(row.game_id, chat_id, game, 0, tuple(seats)))
-            try:
-                return await self._info(tx, await self._row(tx, row.game_id))
-            except BaseException:
-                self._live.pop(row.game_id, None)
-                raise
+        async with self._chat_lock(chat_id):
+            async with self._store.transaction() as tx:
+                row = await self._open_lobby(tx, chat_id)
+                _check_may(row, user_id, is_admin, "start the game")
+                seats = await tx.seats(row.game_id)
+                rules = _rules(row.rules)
+                _check_count(rules, len(seats))
+                seed_text = str(secrets.randbits(63) if seed is None else seed)
+                game = Game.from_seed(rules, [s.name for s in seats], seed_text)
+                now = time.time()
+                ok = await tx.start_game(
+                    row.game_id, seed_text, _json(game.start), _snapshot_text(game), now
+                )
+                if not ok:
+                    raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
+                live = _Live(row.game_id, chat_id, game, 0, tuple(seats))
+                info = await self._info(tx, await self._row(tx, row.game_id), live)
+            # Only once committed: memory never holds what the disk does not.
+            self._live.setdefault(row.game_id, live)
+            return info
 
     async def cancel(self, chat_id: int, user_id: int, is_admin: bool = False) -> GameInfo:
         """End the chat's lobby or running game without a loser (the creator or an
@@ -310,21 +310,20 @@ class GameService:
             if row is None:
                 raise NoLobby(f"chat {chat_id} has no open lobby or game")
             _check_may(row, user_id, is_admin, "cancel the game")
-            async with self._game_lock(row.game_id), self._store.transaction() as tx:
-                ending = Ending(CANCELLED, by_user=user_id)
-                if not await tx.end_game(row.game_id, row.status, CANCELLED, ending, time.time()):
-                    raise GameOver(f"game {row.game_id} has already ended")
-                live = self._live.pop(row.game_id, None)
-                try:
+            async with self._game_lock(row.game_id):
+                async with self._store.transaction() as tx:
+                    ending = Ending(CANCELLED, by_user=user_id)
+                    if not await tx.end_game(
+                        row.game_id, row.status, CANCELLED, ending, time.time()
+                    ):
+                        raise GameOver(f"game {row.game_id} has already ended")
+                    live = self._live.get(row.game_id)
                     info = await self._info(tx, await self._row(tx, row.game_id), live)
-                except BaseException:
-                    if live is not None:
-                        self._live[row.game_id] = live
-                    raise
-            self._damaged.pop(row.game_id, None)
-            if live is not None:
-                self._remember_ended(row.game_id, live.game)
-            return info
+                self._live.pop(row.game_id, None)
+                self._damaged.pop(row.game_id, None)
+                if live is not None:
+                    self._remember_ended(row.game_id, live.game)
+                return info
 
     # ---- playing ------------------------------------------------------------------
 
@@ -423,52 +422,62 @@ class GameService:
         game was already started (two players clicked), that game is returned."""
         async with self._store.reading() as tx:
             row = await self._row(tx, game_id)
-        async with self._chat_lock(row.chat_id), self._store.transaction() as tx:
-            row = await self._row(tx, game_id)
-            following = await tx.next_game_of(game_id)
-            if following is not None:
-                return await self._info(tx, await self._row(tx, following))
-            if row.status == LOBBY:
-                raise NotRunning(f"game {game_id} has not started")
-            if row.status == RUNNING:
-                raise GameRunning(f"game {game_id} is still running")
-            ending = row.ending()
-            if row.status == CANCELLED or ending is None or row.start is None:
-                raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
-            seats = await tx.seats(game_id)
-            if not any(s.user_id == user_id for s in seats):
-                raise NotInGame(f"user {user_id} did not play game {game_id}")
-            await self._refuse_open(tx, row.chat_id)
-            dealer: int | None
-            loser: int | None
-            if ending.reason == SURRENDER:
-                series, dealer, loser = "after_loss", ending.losers[0], ending.losers[0]
-            else:
-                series, dealer, loser = (await self._ended_game(tx, row, seats)).next_game()
-            rules = _rules(row.rules)
-            seed = str(secrets.randbits(63))
-            game = Game.from_seed(
-                rules, [s.name for s in seats], seed, series, previous_loser=loser, dealer=dealer
-            )
-            new_id = await tx.insert_game(
-                row.chat_id,
-                user_id,
-                row.rules,
-                time.time(),
-                previous_game_id=game_id,
-                seed=seed,
-                start=_json(game.start),
-                snapshot=_snapshot_text(game),
-            )
-            if new_id is None:
-                raise LobbyExists(f"chat {row.chat_id} already has an open lobby or game")
-            await tx.replace_seats(new_id, seats)
-            self._live.setdefault(new_id, _Live(new_id, row.chat_id, game, 0, tuple(seats)))
-            try:
-                return await self._info(tx, await self._row(tx, new_id))
-            except BaseException:
-                self._live.pop(new_id, None)
-                raise
+        async with self._chat_lock(row.chat_id):
+            async with self._store.transaction() as tx:
+                found = await self._next_game(tx, game_id, user_id)
+            if isinstance(found, GameInfo):
+                return found
+            # Only once committed: memory never holds what the disk does not.
+            live, info = found
+            self._live.setdefault(live.game_id, live)
+            return info
+
+    async def _next_game(
+        self, tx: Tx, game_id: int, user_id: int
+    ) -> GameInfo | tuple[_Live, GameInfo]:
+        """``play_again`` inside its transaction: the existing next game, or the
+        new one (to be put in memory after the commit)."""
+        row = await self._row(tx, game_id)
+        following = await tx.next_game_of(game_id)
+        if following is not None:
+            return await self._info(tx, await self._row(tx, following))
+        if row.status == LOBBY:
+            raise NotRunning(f"game {game_id} has not started")
+        if row.status == RUNNING:
+            raise GameRunning(f"game {game_id} is still running")
+        ending = row.ending()
+        if row.status == CANCELLED or ending is None or row.start is None:
+            raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
+        seats = await tx.seats(game_id)
+        if not any(s.user_id == user_id for s in seats):
+            raise NotInGame(f"user {user_id} did not play game {game_id}")
+        await self._refuse_open(tx, row.chat_id)
+        dealer: int | None
+        loser: int | None
+        if ending.reason == SURRENDER:
+            series, dealer, loser = "after_loss", ending.losers[0], ending.losers[0]
+        else:
+            series, dealer, loser = (await self._ended_game(tx, row, seats)).next_game()
+        rules = _rules(row.rules)
+        seed = str(secrets.randbits(63))
+        game = Game.from_seed(
+            rules, [s.name for s in seats], seed, series, previous_loser=loser, dealer=dealer
+        )
+        new_id = await tx.insert_game(
+            row.chat_id,
+            user_id,
+            row.rules,
+            time.time(),
+            previous_game_id=game_id,
+            seed=seed,
+            start=_json(game.start),
+            snapshot=_snapshot_text(game),
+        )
+        if new_id is None:
+            raise LobbyExists(f"chat {row.chat_id} already has an open lobby or game")
+        await tx.replace_seats(new_id, seats)
+        live = _Live(new_id, row.chat_id, game, 0, tuple(seats))
+        return live, await self._info(tx, await self._row(tx, new_id), live)
 
     # ---- reading ------------------------------------------------------------------
 

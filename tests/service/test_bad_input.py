@@ -6,14 +6,15 @@ import os
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from durak import Take, to_snapshot
 from durak import store as store_module
-from durak import to_snapshot
 from durak.service import GameService
-from durak.service_errors import DatabaseError, LobbyFull
-from durak.store import APPLICATION_ID, ActionWrite
+from durak.service_errors import DatabaseError, LobbyFull, NotRunning
+from durak.store import APPLICATION_ID, ActionWrite, Tx
 
 from .helpers import CHAT, db_rows, lobby, play_out, run, started, user, with_service
 
@@ -196,3 +197,90 @@ def test_refused_join_writes_nothing(tmp_path: Path) -> None:
     with_service(path, body)
     assert db_rows(path, "SELECT count(*) FROM users WHERE user_id = ?", (user(50),)) == [(0,)]
     assert db_rows(path, "SELECT count(*) FROM seats") == [(4,)]
+
+
+async def _poison_commit(tx: Tx) -> None:
+    """Make this transaction's COMMIT fail: a foreign key checked only at COMMIT."""
+    await tx.execute("PRAGMA defer_foreign_keys = ON")
+    await tx.execute("INSERT INTO seats VALUES (987654, 0, 1, 'ghost', 'human', NULL)")
+
+
+def test_failed_commit_of_start_leaves_the_lobby(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = Tx.start_game
+
+    async def start_then_poison(self: Tx, *args: Any) -> bool:
+        done = await real(self, *args)
+        await _poison_commit(self)
+        return done
+
+    async def body(s: GameService) -> None:
+        info = await lobby(s, 2)
+        monkeypatch.setattr(Tx, "start_game", start_then_poison)
+        with pytest.raises(DatabaseError, match="FOREIGN KEY"):
+            await s.start(CHAT, user(0), seed=1)
+        monkeypatch.undo()
+        again = await s.game(info.game_id)
+        assert again.status == "lobby" and again.game is None
+        with pytest.raises(NotRunning):  # nothing of the failed start stayed in memory
+            await s.apply(info.game_id, user(0), Take())
+        assert [g.game_id for g in await s.running_games()] == []
+        started_now = await s.start(CHAT, user(0), seed=1)
+        assert started_now.status == "running"
+
+    with_service(tmp_path / "db.sqlite3", body)
+
+
+def test_failed_commit_of_play_again_starts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = Tx.replace_seats
+
+    async def seat_then_poison(self: Tx, *args: Any) -> None:
+        await real(self, *args)
+        await _poison_commit(self)
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 2, seed=3)
+        await s.surrender(info.game_id, user(1))
+        monkeypatch.setattr(Tx, "replace_seats", seat_then_poison)
+        with pytest.raises(DatabaseError):
+            await s.play_again(info.game_id, user(0))
+        monkeypatch.undo()
+        assert await s.active_game(CHAT) is None
+        assert await s.running_games() == []
+        nxt = await s.play_again(info.game_id, user(0))
+        assert nxt.status == "running" and nxt.game is not None and nxt.game.dealer == 1
+
+    with_service(tmp_path / "db.sqlite3", body)
+
+
+def test_failed_commit_of_an_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "db.sqlite3"
+    real = store_module._action_statements
+
+    def act_then_poison(conn: sqlite3.Connection, write: ActionWrite) -> bool:
+        done = real(conn, write)
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        conn.execute("INSERT INTO seats VALUES (987654, 0, 1, 'ghost', 'human', NULL)")
+        return done
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 2, seed=8)
+        game = info.game
+        assert game is not None
+        before = to_snapshot(game)
+        seat = game.actors()[0]
+        action = game.legal_actions(seat)[0]
+        monkeypatch.setattr(store_module, "_action_statements", act_then_poison)
+        with pytest.raises(DatabaseError, match="FOREIGN KEY"):
+            await s.apply(info.game_id, user(seat), action, 0)
+        monkeypatch.undo()
+        assert db_rows(path, "SELECT count(*) FROM actions") == [(0,)]
+        again = await s.game(info.game_id)
+        assert again.version == 0 and again.game is not None
+        assert to_snapshot(again.game) == before
+        assert (await s.apply(info.game_id, user(seat), action, 0)).version == 1
+
+    with_service(path, body)
