@@ -6,11 +6,17 @@ action writes its log row, the new snapshot and version (and, when it ends the
 game, the ending and the tallies) together or not at all.
 
 Running games live in memory (``game_id`` -> engine ``Game`` + version),
-loaded and checked against their action logs at :meth:`GameService.open`. An
-action is applied to the in-memory game first (the engine refuses before it
-changes anything), then written; if the write fails the in-memory game is
-dropped and rebuilt from the store on next use, so memory never runs ahead of
-the disk.
+loaded and checked against their action logs at :meth:`GameService.open` (the
+log wins where a stored snapshot disagrees). An action is applied to the
+in-memory game first (the engine refuses before it changes anything), then
+written; if the write fails or the caller is cancelled, the in-memory game is
+dropped and rebuilt from the store's log on next use. New games enter memory
+only after their COMMIT. So memory never runs ahead of the disk.
+
+The stored version of a game is the number of actions in its log; the database
+itself refuses a log entry that does not carry the game's new version, and the
+snapshot update is conditional on the old version, so even a second process on
+the same file cannot apply two actions for one version.
 
 Locks, always taken in this order so they cannot deadlock: the chat's lock
 (lobby life cycle), then the game's lock (actions, surrender, reads of a

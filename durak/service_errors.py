@@ -56,7 +56,10 @@ class NotInGame(ServiceError):
 
 
 class StaleVersion(ServiceError):
-    """Someone acted first: the game moved on since the version the caller saw."""
+    """Someone acted first: the game moved on since the version the caller saw.
+
+    ``current`` is the game's version now, or -1 when another writer moved it
+    in the store (read the game again)."""
 
     code = "stale_version"
 

@@ -8,6 +8,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from durak import Game, Rules, to_snapshot
 from durak.service import GameService
 from durak.service_errors import GameOver, IllegalMove, StaleVersion
@@ -183,3 +185,36 @@ def test_cancelled_applies_leave_memory_as_on_disk(tmp_path: Path) -> None:
         assert committed >= outcomes["done"]
 
     with_service(path, body)
+
+
+def test_two_services_on_one_file_cannot_both_win_a_version(tmp_path: Path) -> None:
+    """One writer is the design, but if a second service (a bot started twice)
+    opens the same file, the database itself still lets only one action per
+    version through, and the loser catches up from the log."""
+    path = tmp_path / "db.sqlite3"
+
+    async def main() -> None:
+        first = await GameService.open(path)
+        try:
+            info = await started(first, 3, seed=12)
+            second = await GameService.open(path)
+            try:
+                mine = info.game
+                theirs = (await second.game(info.game_id)).game
+                assert mine is not None and theirs is not None and mine is not theirs
+                seat = mine.actors()[0]
+                actions = mine.legal_actions(seat)
+                await first.apply(info.game_id, user(seat), actions[0], 0)
+                with pytest.raises(StaleVersion) as e:
+                    await second.apply(info.game_id, user(seat), actions[-1], 0)
+                assert e.value.current == -1
+                caught_up = await second.game(info.game_id)
+                assert caught_up.version == 1 and caught_up.game is not None
+                assert to_snapshot(caught_up.game) == to_snapshot(mine)
+                assert db_rows(path, "SELECT version FROM actions") == [(1,)]
+            finally:
+                await second.close()
+        finally:
+            await first.close()
+
+    asyncio.run(main())
