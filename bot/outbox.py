@@ -1,0 +1,553 @@
+"""The bot's only way to send and edit messages, paced to Telegram's flood limits.
+
+Telegram allows about 20 sends/edits a minute in a group, one a second in a private chat and
+30 a second for the whole bot, while the game redraws a table and every player's panel after
+each move. So the outbox keeps only the latest content per message *slot*, sends each chat's
+items in order at that chat's pace, lets the most urgent chat go first, and waits out 429s in
+the chat that got them without holding up the others.
+
+Message texts may contain a player's hand: they are never logged at INFO or above.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dtm
+import heapq
+import itertools
+import logging
+import time
+import warnings
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+
+import telegram
+from telegram import InlineKeyboardMarkup, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+from telegram.warnings import PTBDeprecationWarning
+
+__all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
+
+_LOGGER = logging.getLogger(__name__)
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_NOT_MODIFIED = "message is not modified"
+_GONE = ("message to edit not found", "message can't be edited")
+
+OnPosted = Callable[[int, str, int], Awaitable[None]]
+OnForbidden = Callable[[int], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class SendLimits:
+    """How fast the outbox may talk to Telegram; the defaults sit just under its limits."""
+
+    group_interval: float = 3.1  # min seconds between sends/edits in one group chat (20/min)
+    private_interval: float = 1.05  # min seconds between sends/edits in one private chat
+    global_per_second: float = 28.0  # whole bot; sends are spaced 1/global_per_second apart
+    max_in_flight: int = 16  # concurrent HTTP requests (the bot's connection pool must allow it)
+    network_retries: int = 3  # retries after TimedOut/NetworkError before an item is dropped
+    retry_backoff: float = 1.0  # wait before the first such retry; doubles each time
+
+    def __post_init__(self) -> None:
+        if min(self.group_interval, self.private_interval, self.retry_backoff) < 0:
+            raise ValueError("intervals must not be negative")
+        if self.global_per_second <= 0 or self.max_in_flight < 1 or self.network_retries < 0:
+            raise ValueError("global_per_second and max_in_flight must be positive")
+
+    def scaled(self, factor: float) -> SendLimits:
+        """The same limits with time compressed, to match ``RateLimits().scaled(factor)``."""
+        if factor <= 0:
+            raise ValueError("factor must be positive")
+        return replace(
+            self,
+            group_interval=self.group_interval * factor,
+            private_interval=self.private_interval * factor,
+            global_per_second=self.global_per_second / factor,
+            retry_backoff=self.retry_backoff * factor,
+        )
+
+    def interval(self, chat_id: int) -> float:
+        """Groups (and channels) have negative ids, private chats are users' positive ids."""
+        return self.group_interval if chat_id < 0 else self.private_interval
+
+
+DEFAULT_LIMITS = SendLimits()
+
+
+@dataclass(slots=True, eq=False)
+class _Item:
+    """One queued message: a slot's latest content (``slot`` set) or a one-off send."""
+
+    seq: int  # enqueue order; "oldest first" among chats of equal priority
+    slot: str | None
+    text: str
+    markup: InlineKeyboardMarkup | None
+    notify: bool
+    priority: int
+    attempts: int = 0  # network errors so far
+    forgotten: bool = False  # its slot was forgotten while it was in flight
+
+    @property
+    def label(self) -> str:
+        """What logs may say about the item (never its text)."""
+        return self.slot if self.slot is not None else "<send>"
+
+    def absorb(self, newer: _Item) -> None:
+        """Coalesce: the newer content wins, but a notification and the higher priority stay."""
+        self.text = newer.text
+        self.markup = newer.markup
+        self.notify = self.notify or newer.notify
+        self.priority = max(self.priority, newer.priority)
+
+
+@dataclass(slots=True, eq=False)
+class _Chat:
+    """One chat's FIFO queue and pacing state."""
+
+    chat_id: int
+    interval: float
+    queue: deque[_Item] = field(default_factory=deque)
+    slots: dict[str, _Item] = field(default_factory=dict)  # the queued item of each slot
+    priority: int = 0  # the highest priority queued: the head must go first anyway
+    ready_at: float = float("-inf")  # earliest time of the next send/edit
+    busy: _Item | None = None  # the item in flight (at most one per chat)
+    heap_key: tuple[object, ...] | None = None  # the live heap entry; older ones are stale
+    forbidden: bool = False  # inside a burst of Forbidden answers
+
+    def recompute_priority(self) -> None:
+        self.priority = max((item.priority for item in self.queue), default=0)
+
+
+class Outbox:
+    """Queues shows and sends, and delivers them from one worker task within the limits.
+
+    Sends/edits start at least ``1 / global_per_second`` apart, so at 28/s no second ever
+    holds more than 29 of them (Telegram allows 30). Deleting the message a notification
+    replaced is not paced: it is not a send. ``on_posted`` and ``on_forbidden`` are awaited
+    before the chat's next item starts, so ids are persisted in the order they were posted.
+
+    Two heaps index the chats that have something queued and nothing in flight: ``_waiting``
+    by the time they may send again, ``_ready`` by (-priority, oldest item). A chat's
+    ``heap_key`` names its live entry, so entries made stale by a change are skipped on pop
+    instead of searched for.
+    """
+
+    def __init__(
+        self,
+        bot: telegram.Bot,
+        limits: SendLimits = DEFAULT_LIMITS,
+        *,
+        on_posted: OnPosted | None = None,
+        on_forbidden: OnForbidden | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._bot = bot
+        self._limits = limits
+        self._on_posted = on_posted
+        self._on_forbidden = on_forbidden
+        self._clock = clock
+        self._chats: dict[int, _Chat] = {}
+        self._ids: dict[tuple[int, str], int] = {}
+        self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
+        self._waiting: list[tuple[float, int]] = []  # (ready_at, chat id)
+        self._seq = itertools.count()
+        self._global_interval = 1.0 / limits.global_per_second
+        self._global_ready_at = float("-inf")
+        self._pending = 0
+        self._in_flight = 0
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._worker: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ public API
+
+    async def start(self) -> None:
+        """Start the worker task (again, after a stop)."""
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._run(), name="outbox")
+
+    async def stop(self, drain: bool = True, timeout: float = 10.0) -> None:
+        """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out."""
+        if drain and self._worker is not None:
+            try:
+                await self.idle(timeout)
+            except TimeoutError:
+                _LOGGER.warning("outbox stopping with %d item(s) unsent", self._pending)
+        tasks = [*self._tasks, *([self._worker] if self._worker else [])]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._worker = None
+
+    def remember(self, chat_id: int, slot: str, message_id: int) -> None:
+        """Seed a slot's message id (e.g. from the database after a restart)."""
+        self._ids[(chat_id, slot)] = message_id
+
+    def message_id(self, chat_id: int, slot: str) -> int | None:
+        return self._ids.get((chat_id, slot))
+
+    def show(
+        self,
+        chat_id: int,
+        slot: str,
+        text: str,
+        markup: InlineKeyboardMarkup | None = None,
+        *,
+        notify: bool = False,
+        priority: int = 0,
+    ) -> None:
+        """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
+        posts a new one, so the user is notified, and deletes the old). Content still queued
+        for the slot is replaced in place, keeping its position in the chat's queue."""
+        item = _Item(next(self._seq), slot, text, markup, notify, priority)
+        chat = self._chat(chat_id)
+        queued = chat.slots.get(slot)
+        if queued is None:
+            self._enqueue(chat, item)
+        else:
+            queued.absorb(item)
+            chat.priority = max(chat.priority, queued.priority)
+        self._reschedule(chat)
+
+    def send(
+        self,
+        chat_id: int,
+        text: str,
+        markup: InlineKeyboardMarkup | None = None,
+        *,
+        priority: int = 0,
+    ) -> None:
+        """Queue a one-off new message, delivered in order with the chat's other items."""
+        chat = self._chat(chat_id)
+        self._enqueue(chat, _Item(next(self._seq), None, text, markup, False, priority))
+        self._reschedule(chat)
+
+    def forget(self, chat_id: int, slot: str) -> None:
+        """Drop the slot: its queued content, its message id, and the id of a post in flight."""
+        self._ids.pop((chat_id, slot), None)
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            return
+        if chat.busy is not None and chat.busy.slot == slot:
+            chat.busy.forgotten = True
+        queued = chat.slots.get(slot)
+        if queued is not None:
+            self._remove(chat, queued)
+            self._reschedule(chat)
+            self._update_idle()
+
+    async def idle(self, timeout: float | None = None) -> None:
+        """Wait until nothing is queued or in flight; raises TimeoutError after ``timeout``."""
+        async with asyncio.timeout(timeout):
+            await self._idle.wait()
+
+    # ------------------------------------------------------------------ queue bookkeeping
+
+    def _chat(self, chat_id: int) -> _Chat:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            chat = self._chats[chat_id] = _Chat(chat_id, self._limits.interval(chat_id))
+        return chat
+
+    def _enqueue(self, chat: _Chat, item: _Item, *, front: bool = False) -> None:
+        if front:
+            chat.queue.appendleft(item)
+        else:
+            chat.queue.append(item)
+        if item.slot is not None:
+            chat.slots[item.slot] = item
+        chat.priority = item.priority if len(chat.queue) == 1 else max(chat.priority, item.priority)
+        self._pending += 1
+        self._idle.clear()
+
+    def _remove(self, chat: _Chat, item: _Item) -> None:
+        chat.queue.remove(item)
+        self._unlist(chat, item)
+
+    def _take_head(self, chat: _Chat) -> _Item:
+        item = chat.queue.popleft()
+        self._unlist(chat, item)
+        return item
+
+    def _unlist(self, chat: _Chat, item: _Item) -> None:
+        if item.slot is not None and chat.slots.get(item.slot) is item:
+            del chat.slots[item.slot]
+        chat.recompute_priority()
+        self._pending -= 1
+
+    def _drop_queue(self, chat: _Chat) -> int:
+        dropped = len(chat.queue)
+        chat.queue.clear()
+        chat.slots.clear()
+        chat.priority = 0
+        self._pending -= dropped
+        return dropped
+
+    def _requeue(self, chat: _Chat, item: _Item) -> None:
+        """Put a failed item back at the front, merged with newer content for its slot."""
+        if item.forgotten:
+            return
+        if item.slot is not None:
+            newer = chat.slots.get(item.slot)
+            if newer is not None:
+                self._remove(chat, newer)
+                item.absorb(newer)
+        self._enqueue(chat, item, front=True)
+
+    def _update_idle(self) -> None:
+        if self._pending == 0 and self._in_flight == 0:
+            self._idle.set()
+
+    # ------------------------------------------------------------------ scheduling
+
+    def _reschedule(self, chat: _Chat) -> None:
+        """Index a chat after a change from outside the worker, and wake the worker if needed."""
+        if self._schedule(chat, self._clock()):
+            self._wake.set()
+
+    def _schedule(self, chat: _Chat, now: float) -> bool:
+        """Push the chat's entry into the heap that fits its state; True if it changed."""
+        if chat.busy is not None or not chat.queue:
+            chat.heap_key = None
+            return False
+        if chat.ready_at > now:
+            key: tuple[object, ...] = ("wait", chat.ready_at)
+        else:
+            key = ("ready", -chat.priority, chat.queue[0].seq)
+        if key == chat.heap_key:
+            return False
+        chat.heap_key = key
+        if key[0] == "wait":
+            heapq.heappush(self._waiting, (chat.ready_at, chat.chat_id))
+        else:
+            heapq.heappush(self._ready, (-chat.priority, chat.queue[0].seq, chat.chat_id))
+        return True
+
+    def _promote(self, now: float) -> None:
+        """Move chats whose pause is over from the waiting heap to the ready heap."""
+        while self._waiting and self._waiting[0][0] <= now:
+            ready_at, chat_id = heapq.heappop(self._waiting)
+            chat = self._chats[chat_id]
+            if chat.heap_key == ("wait", ready_at):
+                chat.heap_key = None
+                self._schedule(chat, now)
+
+    def _pop_ready(self) -> _Chat | None:
+        while self._ready:
+            neg_priority, seq, chat_id = heapq.heappop(self._ready)
+            chat = self._chats[chat_id]
+            if chat.heap_key == ("ready", neg_priority, seq):
+                chat.heap_key = None
+                return chat
+        return None
+
+    def _pump(self, now: float) -> float | None:
+        """Start what may go now; return seconds until more may go (None: until woken)."""
+        self._promote(now)
+        while self._in_flight < self._limits.max_in_flight:
+            if self._ready and now < self._global_ready_at:
+                return self._global_ready_at - now
+            chat = self._pop_ready()
+            if chat is None:
+                return self._waiting[0][0] - now if self._waiting else None
+            self._dispatch(chat, now)
+        return None  # every request slot is taken; a finishing request wakes the worker
+
+    def _dispatch(self, chat: _Chat, now: float) -> None:
+        item = self._take_head(chat)
+        chat.busy = item
+        chat.ready_at = now + chat.interval
+        self._global_ready_at = now + self._global_interval
+        self._in_flight += 1
+        task = asyncio.create_task(self._deliver(chat, item), name=f"outbox:{chat.chat_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self) -> None:
+        """The worker: start requests as the limits allow, sleep until the next may go."""
+        while True:
+            try:
+                delay = self._pump(self._clock())
+            except Exception:  # a bug here must not stop every message for good
+                _LOGGER.exception("outbox worker error")
+                delay = 1.0
+            self._wake.clear()  # no await since _pump: nothing was missed
+            await self._sleep(delay)
+
+    async def _sleep(self, delay: float | None) -> None:
+        if delay is None:
+            await self._wake.wait()
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self._wake.wait()
+
+    # ------------------------------------------------------------------ delivery
+
+    async def _deliver(self, chat: _Chat, item: _Item) -> None:
+        """Run one request in its own task, so a slow chat never holds up the others."""
+        try:
+            await self._perform(chat.chat_id, item)
+            chat.forbidden = False
+        except Exception as exc:  # every failure is classified; the outbox keeps running
+            await self._failed(chat, item, exc)
+        finally:
+            chat.busy = None
+            self._in_flight -= 1
+            self._schedule(chat, self._clock())
+            self._update_idle()
+            self._wake.set()
+
+    async def _perform(self, chat_id: int, item: _Item) -> None:
+        if item.slot is None:
+            await self._post(chat_id, item)
+            return
+        key = (chat_id, item.slot)
+        previous = self._ids.get(key)
+        if previous is not None and not item.notify:
+            await self._edit(chat_id, previous, item)
+            return
+        message_id = await self._post(chat_id, item)
+        if not item.forgotten:
+            self._ids[key] = message_id
+            await self._announce(chat_id, item.slot, message_id)
+        if previous is not None:
+            await self._delete_quietly(chat_id, previous)
+
+    async def _post(self, chat_id: int, item: _Item) -> int:
+        message = await self._bot.send_message(
+            chat_id,
+            item.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=item.markup,
+            link_preview_options=_NO_PREVIEW,
+        )
+        return message.message_id
+
+    async def _edit(self, chat_id: int, message_id: int, item: _Item) -> None:
+        try:
+            await self._bot.edit_message_text(
+                item.text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=item.markup,
+                link_preview_options=_NO_PREVIEW,
+            )
+        except BadRequest as exc:
+            description = exc.message.lower()
+            if _NOT_MODIFIED in description:
+                return  # already shows this content
+            if any(gone in description for gone in _GONE):
+                raise _MessageGone(message_id) from exc
+            raise
+
+    async def _delete_quietly(self, chat_id: int, message_id: int) -> None:
+        """Remove the message a notification replaced; a leftover is only cosmetic."""
+        try:
+            await self._bot.delete_message(chat_id, message_id)
+        except Exception as exc:
+            _LOGGER.debug("chat %s: could not delete message %s: %r", chat_id, message_id, exc)
+
+    async def _announce(self, chat_id: int, slot: str, message_id: int) -> None:
+        if self._on_posted is None:
+            return
+        try:
+            await self._on_posted(chat_id, slot, message_id)
+        except Exception:
+            _LOGGER.exception("on_posted failed for chat %s slot %s", chat_id, slot)
+
+    # ------------------------------------------------------------------ failures
+
+    async def _failed(self, chat: _Chat, item: _Item, exc: Exception) -> None:
+        """Decide what a failed request means for the item and for the chat's queue."""
+        if isinstance(exc, RetryAfter):
+            wait = retry_after_seconds(exc)
+            _LOGGER.info("chat %s: flood control, waiting %.1f s", chat.chat_id, wait)
+            chat.ready_at = max(chat.ready_at, self._clock() + wait)
+            self._requeue(chat, item)
+        elif isinstance(exc, _MessageGone):
+            _LOGGER.debug("chat %s slot %s: message gone, posting anew", chat.chat_id, item.slot)
+            key = (chat.chat_id, item.label)
+            if self._ids.get(key) == exc.message_id:  # not replaced by remember() meanwhile
+                del self._ids[key]
+            self._requeue(chat, item)
+        elif isinstance(exc, Forbidden):
+            await self._lost_access(chat)
+        elif isinstance(exc, ChatMigrated):
+            dropped = 1 + self._drop_queue(chat)
+            _LOGGER.warning(
+                "chat %s migrated to %s: dropped %d item(s)", chat.chat_id, exc.new_chat_id, dropped
+            )
+        elif isinstance(exc, NetworkError) and not isinstance(exc, BadRequest):
+            self._retry_network(chat, item, exc)
+        elif isinstance(exc, TelegramError):
+            name = type(exc).__name__
+            _LOGGER.warning(
+                "chat %s slot %s: dropped after %s: %s", chat.chat_id, item.label, name, exc.message
+            )
+        else:  # a bug; the traceback is for DEBUG only, as it might quote the text
+            name = type(exc).__name__
+            _LOGGER.warning(
+                "chat %s slot %s: dropped after unexpected %s", chat.chat_id, item.label, name
+            )
+            _LOGGER.debug("unexpected outbox failure", exc_info=exc)
+
+    async def _lost_access(self, chat: _Chat) -> None:
+        """Blocked or never started: queued items would fail too; tell the bot once a burst."""
+        dropped = self._drop_queue(chat)
+        _LOGGER.info("chat %s: forbidden, dropped %d more item(s)", chat.chat_id, dropped)
+        if chat.forbidden:
+            return
+        chat.forbidden = True
+        if self._on_forbidden is None:
+            return
+        try:
+            await self._on_forbidden(chat.chat_id)
+        except Exception:
+            _LOGGER.exception("on_forbidden failed for chat %s", chat.chat_id)
+
+    def _retry_network(self, chat: _Chat, item: _Item, exc: NetworkError) -> None:
+        item.attempts += 1
+        if item.attempts > self._limits.network_retries:
+            _LOGGER.warning(
+                "chat %s slot %s: dropped after %d network errors, last %s",
+                chat.chat_id,
+                item.label,
+                item.attempts,
+                type(exc).__name__,
+            )
+            return
+        backoff = self._limits.retry_backoff * 2 ** (item.attempts - 1)
+        chat.ready_at = max(chat.ready_at, self._clock() + backoff)
+        self._requeue(chat, item)
+
+
+class _MessageGone(Exception):
+    """The slot's message was deleted (or is not the bot's): post a new one instead."""
+
+    def __init__(self, message_id: int) -> None:
+        super().__init__(message_id)
+        self.message_id = message_id
+
+
+def retry_after_seconds(exc: RetryAfter) -> float:
+    """``retry_after`` in seconds: PTB 22 gives an int or, when so configured, a timedelta."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
+    if isinstance(value, dtm.timedelta):
+        return value.total_seconds()
+    return float(value)

@@ -1,0 +1,549 @@
+"""Outbox tests: against the fake Bot API server with time-compressed flood limits, plus a
+property test of coalescing and ordering against an in-memory bot."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dtm
+import itertools
+import logging
+import time
+import warnings
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import telegram
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+
+from bot.outbox import Outbox, SendLimits, retry_after_seconds
+from tests.fake_telegram import Chat, FakeTelegram, RateLimits
+from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
+
+SCALE = 0.02  # a minute lasts 1.2 s: 20 group edits per 1.2 s, 50 private edits per second
+LIMITS = SendLimits().scaled(SCALE)
+LOGGER = "bot.outbox"
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+@dataclass
+class Probe:
+    """What a ProbeBot saw: concurrency, and failures still to inject."""
+
+    failures: list[Exception] = field(default_factory=list)
+    delay: float = 0.0
+    active: Counter[int] = field(default_factory=Counter)
+    peak: int = 0
+    peak_per_chat: int = 0
+    calls: int = 0
+
+
+class ProbeBot(telegram.Bot):
+    """A real PTB bot whose send_message can be slowed down or made to fail."""
+
+    def __init__(self, server: FakeTelegram, *failures: Exception, delay: float = 0.0) -> None:
+        super().__init__(server.token, base_url=server.base_url)
+        self._probe = Probe(list(failures), delay)  # PTB bots are frozen, except `_` names
+
+    @property
+    def probe(self) -> Probe:
+        return self._probe
+
+    async def send_message(self, chat_id: Any, *args: Any, **kwargs: Any) -> telegram.Message:
+        probe = self._probe
+        probe.calls += 1
+        probe.active[chat_id] += 1
+        probe.peak = max(probe.peak, probe.active.total())
+        probe.peak_per_chat = max(probe.peak_per_chat, probe.active[chat_id])
+        try:
+            await asyncio.sleep(probe.delay)
+            if probe.failures:
+                raise probe.failures.pop(0)
+            return await super().send_message(chat_id, *args, **kwargs)
+        finally:
+            probe.active[chat_id] -= 1
+
+
+@dataclass
+class Recorder:
+    posted: list[tuple[int, str, int]] = field(default_factory=list)
+    forbidden: list[int] = field(default_factory=list)
+
+    async def on_posted(self, chat_id: int, slot: str, message_id: int) -> None:
+        self.posted.append((chat_id, slot, message_id))
+
+    async def on_forbidden(self, chat_id: int) -> None:
+        self.forbidden.append(chat_id)
+
+
+@asynccontextmanager
+async def running(
+    server: FakeTelegram,
+    limits: SendLimits = LIMITS,
+    *,
+    bot: telegram.Bot | None = None,
+    start: bool = True,
+    recorder: Recorder | None = None,
+) -> AsyncIterator[Outbox]:
+    recorder = recorder or Recorder()
+    async with bot or telegram.Bot(server.token, base_url=server.base_url) as client:
+        outbox = Outbox(
+            client, limits, on_posted=recorder.on_posted, on_forbidden=recorder.on_forbidden
+        )
+        if start:
+            await outbox.start()
+        try:
+            yield outbox
+        finally:
+            await outbox.stop(drain=False)
+
+
+def texts(server: FakeTelegram, chat: Chat) -> list[str | None]:
+    """What the chat shows now, oldest message first."""
+    return [m.plain_text for m in server.messages(chat, include_deleted=False)]
+
+
+def requests_to(server: FakeTelegram, chat_id: int) -> list[Any]:
+    return [r for r in server.requests() if r.params.get("chat_id") == str(chat_id)]
+
+
+def warnings_logged(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == LOGGER and r.levelno >= logging.WARNING]
+
+
+async def show_steadily(outbox: Outbox, chat_id: int, count: int, gap: float) -> float:
+    """Show ``count`` versions of one slot, ``gap`` s apart; returns the seconds it took."""
+    started = time.monotonic()
+    for i in range(count):
+        outbox.show(chat_id, "table:1", f"<b>Move</b> {i}")
+        await asyncio.sleep(gap)
+    await outbox.idle(5)
+    return time.monotonic() - started
+
+
+# ------------------------------------------------------------------------- pacing
+
+
+@async_test
+async def test_group_slot_coalesces_within_the_group_limit(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    async with running(tg) as outbox:
+        elapsed = await show_steadily(outbox, group.id, 100, 0.02)
+    assert texts(tg, group) == ["Move 99"]
+    edits = tg.request_count("editMessageText")
+    assert 10 <= edits <= elapsed / LIMITS.group_interval + 1  # far fewer than 100 shows
+    assert tg.rate_limited_count(group) == 0
+    assert group.stats.peak_in_window <= 20 and tg.limit_violations(group) == 0
+
+
+@async_test
+async def test_private_panel_is_paced_per_chat(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    ann = tg.add_user("Ann", started=True)
+    async with running(tg) as outbox:
+        elapsed = await show_steadily(outbox, ann.id, 100, 0.01)
+    assert texts(tg, tg.private_chat(ann)) == ["Move 99"]
+    edits = tg.request_count("editMessageText")
+    assert 10 <= edits <= elapsed / LIMITS.private_interval + 1
+    assert tg.rate_limited_count() == 0
+
+
+@async_test
+async def test_many_chats_stay_under_the_global_limit(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    scale = 0.1  # 30 per 0.1 s for the whole bot; the outbox spaces sends 1/280 s apart
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(scale))
+    users = [tg.add_user(f"U{i}", started=True) for i in range(300)]
+    async with running(tg, SendLimits().scaled(scale)) as outbox:
+        for user in users:
+            outbox.show(user.id, "panel:1", f"cards of {user.first_name}")
+        await outbox.idle(10)
+    assert all(texts(tg, tg.private_chat(u)) == [f"cards of {u.first_name}"] for u in users)
+    assert tg.rate_limited_count() == 0 and tg.limit_violations() == 0
+
+
+@async_test
+async def test_concurrency_is_bounded_and_one_request_per_chat(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits.observe_only())
+    users = [tg.add_user(f"U{i}", started=True) for i in range(10)]
+    bot = ProbeBot(tg, delay=0.02)
+    fast = SendLimits(group_interval=0, private_interval=0, global_per_second=1e4, max_in_flight=4)
+    async with running(tg, fast, bot=bot) as outbox:
+        for i, user in itertools.product(range(3), users):
+            outbox.send(user.id, f"line {i}")
+        await outbox.idle(5)
+    assert bot.probe.peak == 4 and bot.probe.peak_per_chat == 1
+    assert all(texts(tg, tg.private_chat(u)) == ["line 0", "line 1", "line 2"] for u in users)
+
+
+# ------------------------------------------------------------------------- order
+
+
+@async_test
+async def test_highest_priority_first_then_oldest(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    users = [tg.add_user(f"U{i}", started=True) for i in range(12)]
+    *others, urgent = users
+    async with running(tg, replace(LIMITS, max_in_flight=1), start=False) as outbox:
+        for user in others:
+            outbox.show(user.id, "panel:1", f"panel of {user.first_name}")
+        outbox.show(urgent.id, "panel:1", "your move", priority=1)
+        outbox.show(urgent.id, "panel:1", "your move, hurry")  # merged: keeps priority 1
+        outbox.show(urgent.id, "lobby:1", "stale lobby")
+        outbox.forget(urgent.id, "lobby:1")  # the chat's priority is derived from its items again
+        await outbox.start()
+        await outbox.idle(5)
+    order = [int(r.params["chat_id"]) for r in tg.requests("sendMessage")]
+    assert order == [urgent.id, *(u.id for u in others)]
+    assert texts(tg, tg.private_chat(urgent)) == ["your move, hurry"]
+
+
+@async_test
+async def test_send_keeps_its_place_after_a_show(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    async with running(tg, start=False) as outbox:
+        outbox.show(group.id, "table:1", "table v1")
+        outbox.send(group.id, "Bob is the durak!", priority=5)
+        outbox.show(group.id, "table:1", "table v2")  # coalesced: keeps the first place
+        await outbox.start()
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "table v3")
+        outbox.send(group.id, "Next game?")
+        await outbox.stop(drain=True)
+    assert texts(tg, group) == ["table v3", "Bob is the durak!", "Next game?"]
+    methods = [r.method for r in tg.requests() if r.method != "getMe"]
+    assert methods == ["sendMessage", "sendMessage", "editMessageText", "sendMessage"]
+
+
+@async_test
+async def test_forget_drops_the_slot(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    async with running(tg, start=False) as outbox:
+        outbox.remember(group.id, "table:1", 999)
+        outbox.show(group.id, "table:1", "gone")
+        outbox.show(group.id, "lobby:1", "join us")
+        outbox.forget(group.id, "table:1")
+        await outbox.start()
+        await outbox.idle(5)
+        assert outbox.message_id(group.id, "table:1") is None
+        assert outbox.message_id(group.id, "lobby:1") == 1
+    assert texts(tg, group) == ["join us"]
+
+
+@async_test
+async def test_forget_while_posting_keeps_no_id(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    recorder = Recorder()
+    bot = ProbeBot(tg, delay=0.05)
+    async with running(tg, bot=bot, recorder=recorder) as outbox:
+        outbox.show(group.id, "table:1", "game over soon")
+        await asyncio.sleep(0.02)
+        assert bot.probe.active[group.id] == 1
+        outbox.forget(group.id, "table:1")  # the game ended while its table was being posted
+        await outbox.idle(5)
+        assert outbox.message_id(group.id, "table:1") is None
+    assert recorder.posted == [] and texts(tg, group) == ["game over soon"]
+
+
+# ------------------------------------------------------------------------- messages
+
+
+@async_test
+async def test_notify_posts_anew_and_deletes_the_old(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    ann = tg.add_user("Ann", started=True)
+    chat = tg.private_chat(ann)
+    recorder = Recorder()
+    async with running(tg, recorder=recorder) as outbox:
+        outbox.show(ann.id, "panel:1", "waiting")
+        await outbox.idle(5)
+        first = outbox.message_id(ann.id, "panel:1")
+        outbox.show(ann.id, "panel:1", "your move", notify=True)
+        outbox.show(ann.id, "panel:1", "your move: 6♠ to beat")  # still a notification
+        await outbox.idle(5)
+        second = outbox.message_id(ann.id, "panel:1")
+        outbox.show(ann.id, "panel:1", "you beat it")
+        await outbox.idle(5)
+    assert first is not None and second is not None and second != first
+    assert recorder.posted == [(ann.id, "panel:1", first), (ann.id, "panel:1", second)]
+    assert tg.message(chat, first).deleted
+    assert [v.plain_text for v in tg.message(chat, second).history] == [
+        "your move: 6♠ to beat",
+        "you beat it",
+    ]
+    assert tg.request_count("sendMessage") == 2 and tg.request_count("deleteMessage") == 1
+
+
+@async_test
+async def test_deleted_message_is_posted_again(make_fake_telegram: FakeTelegramFactory) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    recorder = Recorder()
+    bot = telegram.Bot(tg.token, base_url=tg.base_url)
+    async with running(tg, bot=bot, recorder=recorder) as outbox:
+        outbox.show(group.id, "table:1", "round 1")
+        await outbox.idle(5)
+        first = outbox.message_id(group.id, "table:1")
+        assert first is not None
+        await bot.delete_message(group.id, first)  # e.g. an admin deleted the table
+        outbox.show(group.id, "table:1", "round 2")
+        await outbox.idle(5)
+        second = outbox.message_id(group.id, "table:1")
+    assert texts(tg, group) == ["round 2"]
+    assert second is not None and second != first
+    assert recorder.posted == [(group.id, "table:1", first), (group.id, "table:1", second)]
+    assert [r.status for r in tg.requests("editMessageText")] == [400]
+
+
+@async_test
+async def test_not_modified_is_success(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    caplog.set_level(logging.DEBUG, LOGGER)
+    async with running(tg) as outbox:
+        for text in ("<b>same</b>", "<b>same</b>", "other"):
+            outbox.show(group.id, "table:1", text)
+            await outbox.idle(5)
+    edits = tg.requests("editMessageText")
+    assert [r.status for r in edits] == [400, 200]
+    assert "not modified" in (edits[0].description or "")
+    assert texts(tg, group) == ["other"]
+    assert warnings_logged(caplog) == []
+
+
+# ------------------------------------------------------------------------- errors
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # PTB's own
+@async_test
+async def test_flood_wait_is_waited_out_without_losing_items(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(0.01))  # 20 per 0.6 s
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    other = tg.add_user("Bob", started=True)
+    careless = SendLimits(group_interval=0.001, private_interval=0.001, global_per_second=1e4)
+    async with running(tg, careless) as outbox:
+        outbox.show(group.id, "table:1", "table 0")
+        for i in range(25):
+            outbox.send(group.id, f"line {i}")
+        await tg.wait_for(lambda: tg.rate_limited_count(group) > 0, timeout=5)
+        outbox.show(group.id, "table:1", "table final")
+        outbox.send(other.id, "not blocked by the group's wait")
+        await tg.wait_for_bot_message(tg.private_chat(other), timeout=0.5)
+        assert len(texts(tg, group)) == 20  # while the group still waits
+        await outbox.idle(10)
+    assert texts(tg, group) == ["table final", *(f"line {i}" for i in range(25))]
+    assert 1 <= tg.rate_limited_count(group) <= 2  # it waited, rather than asking again
+    assert tg.limit_violations() == 0
+
+
+@async_test
+async def test_forbidden_calls_back_once_per_burst(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    ann, ghost = tg.add_user("Ann", started=True), tg.add_user("Ghost")  # Ghost never started
+    recorder = Recorder()
+    async with running(tg, recorder=recorder) as outbox:
+        outbox.show(ghost.id, "panel:1", "your cards")
+        outbox.show(ann.id, "panel:1", "your cards")
+        await outbox.idle(5)
+        await ann.block_bot()
+        outbox.show(ann.id, "panel:1", "more cards")
+        outbox.send(ann.id, "dropped with the failure")
+        outbox.send(ann.id, "dropped too")
+        await outbox.idle(5)
+        outbox.show(ann.id, "panel:1", "still blocked")  # same burst: no second callback
+        await outbox.idle(5)
+        assert Counter(recorder.forbidden) == {ghost.id: 1, ann.id: 1}
+        await ann.start_bot()
+        outbox.show(ann.id, "panel:1", "welcome back")
+        await outbox.idle(5)
+        await ann.block_bot()
+        outbox.send(ann.id, "blocked again")
+        await outbox.idle(5)
+    assert Counter(recorder.forbidden) == {ghost.id: 1, ann.id: 2}
+    refused = [r for r in requests_to(tg, ann.id) if r.status == 403]
+    assert len(refused) == 3  # "more cards", "still blocked", "blocked again"
+    assert tg.texts_ever_shown(tg.private_chat(ann)) == ["your cards", "welcome back"]
+
+
+@async_test
+async def test_worker_survives_an_unexpected_exception(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    bot = ProbeBot(tg, RuntimeError("boom"))
+    caplog.set_level(logging.INFO, LOGGER)
+    async with running(tg, bot=bot) as outbox:
+        outbox.show(group.id, "table:1", "Ann holds 7♥ Q♠")
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "Ann holds 7♥")
+        await outbox.idle(5)
+    assert texts(tg, group) == ["Ann holds 7♥"]
+    [warning] = warnings_logged(caplog)
+    message = warning.getMessage()
+    assert str(group.id) in message and "table:1" in message and "RuntimeError" in message
+    assert all("♥" not in r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
+    assert warning.exc_info is None
+
+
+@async_test
+async def test_network_errors_are_retried_then_dropped(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    bot = ProbeBot(tg, TimedOut(), NetworkError("connection reset"))
+    async with running(tg, bot=bot) as outbox:
+        outbox.send(group.id, "after two retries")
+        await outbox.idle(5)
+        assert texts(tg, group) == ["after two retries"] and bot.probe.calls == 3
+        assert warnings_logged(caplog) == []
+        bot.probe.failures.extend(NetworkError("down") for _ in range(4))
+        outbox.send(group.id, "lost")
+        outbox.send(group.id, "after the loss")
+        await outbox.idle(5)
+    assert texts(tg, group) == ["after two retries", "after the loss"]
+    [warning] = warnings_logged(caplog)
+    assert "4 network errors" in warning.getMessage()
+
+
+@async_test
+async def test_migrated_group_items_are_dropped(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    old = tg.add_group("Basic", [tg.add_user("Ann")], supergroup=False)
+    new = tg.migrate_group(old)
+    async with running(tg) as outbox:
+        outbox.show(old.id, "table:1", "table")
+        outbox.send(old.id, "hello")
+        await outbox.idle(5)
+    assert tg.request_count("sendMessage") == 1
+    [warning] = warnings_logged(caplog)
+    assert f"migrated to {new.id}" in warning.getMessage()
+
+
+def test_retry_after_seconds_reads_int_and_timedelta(monkeypatch: pytest.MonkeyPatch) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PTB warns when a RetryAfter is built, too
+        whole, fraction = RetryAfter(3), RetryAfter(dtm.timedelta(seconds=1.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert retry_after_seconds(whole) == 3.0
+        assert retry_after_seconds(fraction) == 1.5
+        monkeypatch.setenv("PTB_TIMEDELTA", "1")  # PTB then returns a timedelta
+        assert retry_after_seconds(fraction) == 1.5
+
+
+def test_scaled_limits() -> None:
+    limits = SendLimits().scaled(0.5)
+    assert (limits.group_interval, limits.private_interval) == (1.55, 0.525)
+    assert limits.global_per_second == 56.0 and limits.max_in_flight == 16
+    assert limits.interval(-100) == 1.55 and limits.interval(100) == 0.525
+    with pytest.raises(ValueError):
+        SendLimits().scaled(0)
+
+
+# ------------------------------------------------------------------------- properties
+
+
+class MemoryBot:
+    """An in-memory stand-in for telegram.Bot: what each chat shows, with no HTTP."""
+
+    def __init__(self) -> None:
+        self.shown: dict[tuple[int, int], str] = {}
+        self.sends: list[tuple[int, str]] = []
+        self._ids = itertools.count(1)
+
+    async def send_message(self, chat_id: int, text: str, **_: Any) -> Any:
+        await asyncio.sleep(0)
+        message_id = next(self._ids)
+        self.shown[(chat_id, message_id)] = text
+        self.sends.append((chat_id, text))
+        return SimpleNamespace(message_id=message_id)
+
+    async def edit_message_text(
+        self, text: str, *, chat_id: int, message_id: int, **_: Any
+    ) -> None:
+        await asyncio.sleep(0)
+        if (chat_id, message_id) not in self.shown:
+            raise BadRequest("Message to edit not found")
+        if self.shown[(chat_id, message_id)] == text:
+            raise BadRequest("Message is not modified: same content")
+        self.shown[(chat_id, message_id)] = text
+
+    async def delete_message(self, chat_id: int, message_id: int) -> None:
+        del self.shown[(chat_id, message_id)]
+
+
+OPERATIONS = st.lists(
+    st.tuples(
+        st.integers(-2, 2).filter(bool),  # two groups, two private chats
+        st.sampled_from(["show a", "show b", "notify a", "send", "forget a", "pause"]),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPERATIONS)
+def test_latest_content_and_every_send_arrive(operations: list[tuple[int, str]]) -> None:
+    asyncio.run(check_latest_content_and_every_send_arrive(operations))
+
+
+async def check_latest_content_and_every_send_arrive(operations: list[tuple[int, str]]) -> None:
+    bot = MemoryBot()
+    limits = SendLimits(group_interval=0.002, private_interval=0.001, global_per_second=5e3)
+    outbox = Outbox(bot, limits)  # type: ignore[arg-type]
+    await outbox.start()
+    latest: dict[tuple[int, str], str | None] = {}
+    sent: list[tuple[int, str]] = []
+    for n, (chat_id, operation) in enumerate(operations):
+        verb, _, slot = operation.partition(" ")
+        if verb in ("show", "notify"):
+            latest[(chat_id, slot)] = f"{operation} {n}"
+            outbox.show(chat_id, slot, f"{operation} {n}", notify=verb == "notify")
+        elif verb == "send":
+            sent.append((chat_id, f"send {n}"))
+            outbox.send(chat_id, f"send {n}")
+        elif verb == "forget":
+            latest[(chat_id, slot)] = None
+            outbox.forget(chat_id, slot)
+        else:
+            await asyncio.sleep(0.002)
+    await outbox.idle(5)
+    await outbox.stop()
+    for (chat_id, slot), text in latest.items():
+        message_id = outbox.message_id(chat_id, slot)
+        if text is None:
+            assert message_id is None
+        else:
+            assert message_id is not None and bot.shown[(chat_id, message_id)] == text
+    for chat_id in {chat_id for chat_id, _ in operations}:
+        arrived = [text for c, text in bot.sends if c == chat_id and text.startswith("send")]
+        assert arrived == [text for c, text in sent if c == chat_id]
