@@ -1,0 +1,164 @@
+"""Builds the python-telegram-bot Application: handlers, the database's life
+cycle (``post_init`` / ``post_shutdown``), the outbox, and resuming games."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+)
+
+from durak.service import GameService
+from durak.service_errors import ServiceError
+from durak.service_types import RUNNING
+
+from . import render
+from .config import Config
+from .handlers import Handlers
+from .i18n import _
+from .outbox import Outbox, SendLimits
+from .presenter import Presenter, Titles, parse_slot, slot
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DurakBot", "build_application", "setup_logging"]
+
+
+def setup_logging(level: str) -> None:
+    logging.basicConfig(
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=getattr(logging, level)
+    )
+    # httpx logs every request URL at INFO, and the URL contains the bot token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+
+
+@dataclass
+class DurakBot:
+    """The bot's moving parts, created in ``post_init`` once the bot knows itself."""
+
+    config: Config
+    limits: SendLimits = field(default_factory=SendLimits)
+    service: GameService | None = None
+    outbox: Outbox | None = None
+    presenter: Presenter | None = None
+    handlers: Handlers | None = None
+    _warned: set[tuple[int, int]] = field(default_factory=set)
+
+    async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
+        self.service = await GameService.open(self.config.db_path)
+        self.outbox = Outbox(
+            app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
+        )
+        titles = Titles(app.bot)
+        self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username)
+        self.handlers = Handlers(self.service, self.presenter)
+        self._register(app)
+        await self.outbox.start()
+        await self._set_commands(app)
+        await self.resume()
+
+    async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
+        if self.outbox is not None:
+            await self.outbox.stop(drain=True, timeout=5.0)
+        if self.service is not None:
+            await self.service.close()
+
+    def _register(self, app: Application) -> None:  # type: ignore[type-arg]
+        h = self.handlers
+        assert h is not None
+        app.add_handler(CommandHandler(["newgame", "durak"], h.newgame))
+        app.add_handler(CommandHandler("start", h.start))
+        app.add_handler(CommandHandler("help", h.help))
+        app.add_handler(CommandHandler("rules", h.rules))
+        app.add_handler(CommandHandler("stats", h.stats))
+        app.add_handler(CommandHandler("leave", h.leave))
+        app.add_handler(CallbackQueryHandler(h.button))
+        app.add_error_handler(h.error)
+
+    async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
+        group = [
+            BotCommand("newgame", _("open a lobby for a new game")),
+            BotCommand("rules", _("the rules in force")),
+            BotCommand("stats", _("who was the durak how often")),
+            BotCommand("leave", _("leave the lobby or give up the game")),
+            BotCommand("help", _("how to play")),
+        ]
+        private = [BotCommand("start", _("start")), BotCommand("help", _("how to play"))]
+        try:
+            await app.bot.set_my_commands(group, scope=BotCommandScopeAllGroupChats())
+            await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
+        except TelegramError as e:
+            log.warning("could not register the command menus: %s", e)
+
+    async def resume(self) -> None:
+        """After a restart: every running game's messages are known again and
+        refreshed, so old panels keep working and the game can be finished."""
+        assert self.service is not None and self.outbox is not None
+        assert self.presenter is not None
+        games = await self.service.running_games()
+        for info in games:
+            for m in info.messages:
+                self.outbox.remember(m.chat_id, slot(m.kind, info.game_id), m.message_id)
+            await self.presenter.game(info.game_id, info)
+        if games:
+            log.info("resumed %d running games", len(games))
+
+    async def _posted(self, chat_id: int, slot_name: str, message_id: int) -> None:
+        parsed = parse_slot(slot_name)
+        if parsed is None or self.service is None:
+            return
+        kind, game_id = parsed
+        try:
+            await self.service.set_message(game_id, kind, chat_id, message_id)
+        except ServiceError as e:
+            log.warning("could not remember message %s of game %s: %s", kind, game_id, e)
+
+    async def _forbidden(self, chat_id: int) -> None:
+        """A player blocked the bot (or never started it): tell his group once."""
+        if chat_id <= 0 or self.service is None or self.outbox is None:
+            return
+        for info in await self.service.games_of_user(chat_id):
+            if info.status != RUNNING or (info.game_id, chat_id) in self._warned:
+                continue
+            self._warned.add((info.game_id, chat_id))
+            seat = info.seat_of(chat_id)
+            name = info.seats[seat].name if seat is not None else str(chat_id)
+            self.outbox.send(
+                info.chat_id,
+                "⚠️ "
+                + _(
+                    "{name} cannot get their cards: they blocked me or never opened our chat."
+                    " {name}, open a private chat with me and press Start."
+                ).format(name=render.esc(name)),
+                priority=2,
+            )
+
+
+def build_application(
+    config: Config, limits: SendLimits | None = None, concurrency: int = 64
+) -> Application:  # type: ignore[type-arg]
+    durak = DurakBot(config, limits or SendLimits())
+    builder = (
+        ApplicationBuilder()
+        .token(config.token)
+        .concurrent_updates(concurrency)
+        .connection_pool_size(64)
+        .pool_timeout(10.0)
+        .post_init(durak.post_init)
+        .post_shutdown(durak.post_shutdown)
+    )
+    if config.api_url:
+        builder = builder.base_url(config.api_url)
+        if config.file_url:
+            builder = builder.base_file_url(config.file_url)
+    app = builder.build()
+    app.bot_data["durak"] = durak
+    return app

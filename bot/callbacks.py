@@ -1,0 +1,164 @@
+"""Callback data: a short versioned ASCII codec (Telegram allows 64 bytes).
+
+``1<kind>.<game>[.<version>.<move>]`` with numbers in base 36:
+
+- ``1j.h`` join lobby 17, ``1l.h`` leave it, ``1s.h`` start it
+- ``1r.h`` play again after game 17
+- ``1g.h.5.cTH`` in game 17 at state version 5: tap 10♥ (the bot works out
+  what that means); ``a`` attack, ``d`` defend (two cards), ``t`` take,
+  ``p`` pass, ``x`` transfer, ``w`` show trump, ``e`` exchange trump,
+  ``k`` back to the hand, ``f`` refresh.
+
+Anything else, including data from a forged client, raises ``BadCallback``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer
+from durak.actions import Action
+from durak.cards import Card, Rank, parse_card
+
+VERSION = "1"
+LOBBY_KINDS = frozenset("jlsr")
+MAX_BYTES = 64
+
+_DATA = re.compile(r"^1([jlsrg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?")
+
+
+class BadCallback(ValueError):
+    """Callback data this bot did not make (old format, garbled or forged)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """The player tapped one of his cards; what it does depends on the game."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """Leave a choice and show the hand again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    """Show the panel afresh."""
+
+
+Move = Action | Tap | Back | Refresh
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    kind: str  # j l s r (lobby / series) or g (a move in a game)
+    game_id: int
+    version: int | None = None
+    move: Move | None = None
+
+
+def _b36(n: int) -> str:
+    if n < 0:
+        raise ValueError("negative")
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if not n:
+            return out
+
+
+def _card(card: Card) -> str:
+    rank = "T" if card.rank == Rank.TEN else card.rank.text
+    return rank + card.suit.letter
+
+
+def _move(move: Move) -> str:
+    if isinstance(move, Tap):
+        return "c" + _card(move.card)
+    if isinstance(move, Attack):
+        if len(move.cards) != 1:
+            raise ValueError("a button attacks with one card")
+        return "a" + _card(move.cards[0])
+    if isinstance(move, Defend):
+        return "d" + _card(move.attack) + _card(move.card)
+    if isinstance(move, Transfer):
+        return "x" + _card(move.card)
+    if isinstance(move, ShowTrump):
+        return "w" + _card(move.card)
+    simple = {Take: "t", Pass: "p", ExchangeTrump: "e", Back: "k", Refresh: "f"}
+    return simple[type(move)]
+
+
+def encode(cb: Callback) -> str:
+    text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
+    if cb.kind == "g":
+        if cb.version is None or cb.move is None:
+            raise ValueError("a game callback needs a version and a move")
+        text += f".{_b36(cb.version)}.{_move(cb.move)}"
+    assert len(text.encode()) <= MAX_BYTES
+    return text
+
+
+def lobby(kind: str, game_id: int) -> str:
+    return encode(Callback(kind, game_id))
+
+
+def move(game_id: int, version: int, m: Move) -> str:
+    return encode(Callback("g", game_id, version, m))
+
+
+def _cards(text: str, count: int) -> list[Card]:
+    if len(text) != 2 * count:
+        raise BadCallback("wrong number of cards")
+    try:
+        return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+    except ValueError:
+        raise BadCallback("not a card") from None
+
+
+_SIMPLE: dict[str, Move] = {
+    "t": Take(),
+    "p": Pass(),
+    "e": ExchangeTrump(),
+    "k": Back(),
+    "f": Refresh(),
+}
+
+
+def decode(data: object) -> Callback:
+    if not isinstance(data, str) or len(data.encode("utf-8", "replace")) > MAX_BYTES:
+        raise BadCallback("not callback data of this bot")
+    m = _DATA.fullmatch(data)
+    if not m:
+        raise BadCallback("not callback data of this bot")
+    kind, game, version, move_text = m.groups()
+    game_id = int(game, 36)
+    if kind in LOBBY_KINDS:
+        if version is not None:
+            raise BadCallback("a lobby button has no move")
+        return Callback(kind, game_id)
+    if version is None or move_text is None:
+        raise BadCallback("a game button needs a move")
+    op, rest = move_text[0], move_text[1:]
+    parsed: Move
+    if op == "c":
+        parsed = Tap(_cards(rest, 1)[0])
+    elif op == "a":
+        parsed = Attack((_cards(rest, 1)[0],))
+    elif op == "d":
+        a, c = _cards(rest, 2)
+        parsed = Defend(a, c)
+    elif op == "x":
+        parsed = Transfer(_cards(rest, 1)[0])
+    elif op == "w":
+        parsed = ShowTrump(_cards(rest, 1)[0])
+    elif op in _SIMPLE and not rest:
+        parsed = _SIMPLE[op]
+    else:
+        raise BadCallback("unknown move")
+    return Callback("g", game_id, int(version, 36), parsed)

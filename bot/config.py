@@ -1,0 +1,67 @@
+"""Settings from the environment (and ``--help`` that explains them)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{20,64}$")
+
+HELP = """\
+Run the durak bot (long polling).
+
+Environment:
+  DURAK_BOT_TOKEN   the bot token from @BotFather (required), e.g. 123456:AA...
+  DURAK_DB          SQLite database file (default: durak.sqlite3 in the working folder)
+  DURAK_API_URL     Bot API base URL, for a self-hosted Bot API server or tests
+                    (default: Telegram's), e.g. http://127.0.0.1:8081/bot
+  DURAK_LOG_LEVEL   DEBUG, INFO (default), WARNING or ERROR
+"""
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    token: str
+    db_path: str = "durak.sqlite3"
+    api_url: str | None = None
+    log_level: str = "INFO"
+
+    @property
+    def file_url(self) -> str | None:
+        if self.api_url is None:
+            return None
+        base = self.api_url.rstrip("/")
+        return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file"
+
+
+def from_env(env: Mapping[str, str] | None = None) -> Config:
+    env = os.environ if env is None else env
+    token = env.get("DURAK_BOT_TOKEN", "").strip()
+    if not token:
+        raise ConfigError("DURAK_BOT_TOKEN is not set: put the token from @BotFather in it")
+    if not TOKEN.match(token):
+        raise ConfigError("DURAK_BOT_TOKEN does not look like a bot token (digits:letters)")
+    level = env.get("DURAK_LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError("DURAK_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR")
+    api = env.get("DURAK_API_URL", "").strip() or None
+    if api is not None and not re.match(r"^https?://[^\s/]+(/\S*)?$", api):
+        raise ConfigError("DURAK_API_URL must be an http(s) URL")
+    db = env.get("DURAK_DB", "").strip() or "durak.sqlite3"
+    return Config(token=token, db_path=db, api_url=api, log_level=level)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser.parse_args(argv)

@@ -1,0 +1,335 @@
+"""Telegram handlers: parse the update, call the service, hand the result to the
+presenter. No rules logic lives here."""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import Any
+
+from telegram import Chat, Update, User
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import Forbidden, TelegramError
+from telegram.ext import ContextTypes
+
+from durak import Pass
+from durak.actions import Action
+from durak.service import GameService
+from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
+from durak.service_types import LOBBY, RUNNING, GameInfo
+
+from . import callbacks as cb
+from . import keyboards, render
+from .i18n import _
+from .presenter import Presenter, slot
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+_SEEN_QUERIES = 4096
+
+
+def display_name(user: User) -> str:
+    name = " ".join(p for p in (user.first_name, user.last_name) if p).strip()
+    return (name or user.username or f"player {user.id}")[:48]
+
+
+def group_link(chat_id: int, message_id: int | None) -> str | None:
+    """A t.me link into a supergroup (members can open it); None for other chats."""
+    text = str(chat_id)
+    if not text.startswith("-100") or message_id is None:
+        return None
+    return f"https://t.me/c/{text[4:]}/{message_id}"
+
+
+class Handlers:
+    def __init__(self, service: GameService, presenter: Presenter) -> None:
+        self.service = service
+        self.presenter = presenter
+        self.outbox = presenter.outbox
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    # ---- helpers ------------------------------------------------------------------
+
+    def _reply(self, chat_id: int, text: str, markup: Any = None) -> None:
+        self.outbox.send(chat_id, text, markup, priority=2)
+
+    async def _is_admin(self, context: Context, chat: Chat, user_id: int) -> bool:
+        if chat.type == ChatType.PRIVATE:
+            return False
+        try:
+            member = await context.bot.get_chat_member(chat.id, user_id)
+        except TelegramError:
+            return False
+        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+    def _in_group(self, update: Update) -> bool:
+        chat = update.effective_chat
+        return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+
+    def _note_chat(self, chat: Chat | None) -> None:
+        if chat is not None and chat.type != ChatType.PRIVATE:
+            self.presenter.titles.note(chat.id, chat.title)
+
+    # ---- commands -----------------------------------------------------------------
+
+    async def newgame(self, update: Update, context: Context) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        if not self._in_group(update):
+            self._reply(chat.id, _("Start a game in a group: add me there and send /newgame."))
+            return
+        self._note_chat(chat)
+        open_now = await self.service.active_game(chat.id)
+        if open_now is not None and open_now.status == LOBBY:
+            await self.presenter.lobby(open_now, repost=True)
+            return
+        if open_now is not None:
+            self._reply(chat.id, render.refusal("game_running"))
+            await self.presenter.game(open_now.game_id, open_now)
+            return
+        try:
+            info = await self.service.create_lobby(chat.id, user.id, display_name(user), chat.title)
+        except ServiceError as e:
+            self._reply(chat.id, render.refusal(e.code))
+            return
+        await self.presenter.lobby(info)
+
+    async def start(self, update: Update, context: Context) -> None:
+        """``/start`` in private: plain, ``j<game>`` (join a lobby) or ``g<game>`` (my cards)."""
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        if chat.type != ChatType.PRIVATE:
+            await self.help(update, context)
+            return
+        payload = context.args[0] if context.args else ""
+        game_id = int(payload[1:]) if payload[1:].isdigit() and len(payload) < 20 else None
+        if payload.startswith("j") and game_id is not None:
+            await self._join_from_private(user, game_id)
+        elif payload.startswith("g") and game_id is not None:
+            try:
+                info = await self.service.game(game_id)
+            except ServiceError:
+                info = None
+            if info is None or info.seat_of(user.id) is None:
+                self._reply(chat.id, render.refusal("not_in_game"))
+            else:
+                await self.presenter.panel(info, user.id, notify=True)
+        else:
+            self._reply(chat.id, render.help_text())
+
+    async def _join_from_private(self, user: User, game_id: int) -> None:
+        try:
+            lobby = await self.service.game(game_id)
+            if lobby.status != LOBBY:
+                raise NoLobby("not a lobby")
+            info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+        except ServiceError as e:
+            self._reply(user.id, render.refusal(e.code))
+            return
+        await self._joined(info, user.id)
+
+    async def _joined(self, info: GameInfo, user_id: int) -> None:
+        title = await self.presenter.titles.get(info.chat_id)
+        text = _("You joined the game in {group}. Your cards will arrive here.").format(
+            group=render.esc(title)
+        )
+        link = group_link(
+            info.chat_id, self.outbox.message_id(info.chat_id, slot("lobby", info.game_id))
+        )
+        if link:
+            text += "\n" + _('<a href="{link}">Back to the group</a>').format(link=link)
+        self._reply(user_id, text)
+        await self.presenter.lobby(info)
+
+    async def help(self, update: Update, context: Context) -> None:
+        if update.effective_chat is not None:
+            self._reply(update.effective_chat.id, render.help_text())
+
+    async def rules(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is None:
+            return
+        info = await self.service.active_game(chat.id)
+        rules = (
+            info.rules if info is not None else (await self.service.chat_settings(chat.id)).rules
+        )
+        self._reply(chat.id, render.rules_text(rules))
+
+    async def stats(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is None:
+            return
+        if not self._in_group(update):
+            self._reply(chat.id, _("The tally is kept per group: ask there with /stats."))
+            return
+        self._note_chat(chat)
+        board = await self.service.leaderboard(chat.id, limit=20)
+        self._reply(chat.id, render.stats_text(board, chat.title or ""))
+
+    async def leave(self, update: Update, context: Context) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None or not self._in_group(update):
+            return
+        try:
+            result = await self.service.leave(chat.id, user.id)
+        except ServiceError as e:
+            self._reply(chat.id, render.refusal(e.code))
+            return
+        info = result.info
+        if result.outcome == "surrendered":
+            await self.presenter.game(info.game_id, info)
+            await self.presenter.ended(info)
+        elif result.outcome == "closed":
+            await self.presenter.lobby(info, note=_("Everyone left; the lobby is closed."))
+        else:
+            await self.presenter.lobby(info)
+
+    # ---- buttons ------------------------------------------------------------------
+
+    async def button(self, update: Update, context: Context) -> None:
+        """Every callback query is answered exactly once, whatever happens."""
+        query = update.callback_query
+        if query is None:
+            return
+        if query.id in self._seen:
+            return  # the same update delivered twice: it was answered the first time
+        self._seen[query.id] = None
+        if len(self._seen) > _SEEN_QUERIES:
+            self._seen.popitem(last=False)
+        answer: dict[str, Any] = {}
+        try:
+            answer = await self._button(update, context) or {}
+        except ServiceError as e:
+            answer = {"text": render.refusal(e.code), "show_alert": True}
+        except Exception:
+            log.exception("a button failed")
+            answer = {"text": render.refusal("database_error"), "show_alert": True}
+        finally:
+            try:
+                await query.answer(**answer)
+            except TelegramError as e:
+                log.info("could not answer a callback query: %s", e)
+
+    async def _button(self, update: Update, context: Context) -> dict[str, Any] | None:
+        query = update.callback_query
+        assert query is not None
+        user = query.from_user
+        message = query.message
+        try:
+            data = cb.decode(query.data)
+        except cb.BadCallback:
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        if message is not None:
+            self._note_chat(message.chat)
+        if data.kind == "g":
+            return await self._move(user, message.message_id if message else None, data)
+        if message is None or message.chat.type == ChatType.PRIVATE:
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        chat = message.chat
+        if data.kind == "r":
+            info = await self.service.play_again(data.game_id, user.id)
+            await self.presenter.game(info.game_id, info)
+            return {"text": _("A new game starts: your cards are in our private chat.")}
+        lobby = await self.service.lobby(chat.id)
+        if lobby is None or lobby.game_id != data.game_id:
+            return {"text": render.refusal("no_lobby"), "show_alert": True}
+        if data.kind == "j":
+            return await self._join_button(context, lobby, user)
+        if data.kind == "l":
+            result = await self.service.leave(chat.id, user.id)
+            note = _("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
+            await self.presenter.lobby(result.info, note=note)
+            return {"text": _("You left the lobby.")}
+        # "s": start
+        is_admin = lobby.creator_id != user.id and await self._is_admin(context, chat, user.id)
+        info = await self.service.start(chat.id, user.id, is_admin=is_admin)
+        names = ", ".join(render.player(s) for s in info.seats)
+        await self.presenter.lobby(info, note=_("The game started: {names}.").format(names=names))
+        await self.presenter.game(info.game_id, info)
+        return {"text": _("Dealt! Your cards are in our private chat.")}
+
+    async def _join_button(self, context: Context, lobby: GameInfo, user: User) -> dict[str, Any]:
+        if lobby.seat_of(user.id) is not None:
+            return {"text": render.refusal("already_joined")}
+        try:
+            await context.bot.send_chat_action(user.id, "typing")
+        except Forbidden:
+            # Never talked to the bot: the button itself opens the private chat,
+            # where Start finishes the join.
+            return {"url": keyboards.deep_link(self.presenter.username, f"j{lobby.game_id}")}
+        except TelegramError:
+            pass
+        info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+        await self._joined(info, user.id)
+        return {"text": _("You are in!")}
+
+    async def _move(self, user: User, message_id: int | None, data: cb.Callback) -> dict[str, Any]:
+        info = await self.service.game(data.game_id)
+        seat = info.seat_of(user.id)
+        if seat is None:
+            return {"text": render.refusal("not_in_game"), "show_alert": True}
+        if info.status != RUNNING or info.game is None:
+            return {"text": render.refusal("game_over"), "show_alert": True}
+        current = self.outbox.message_id(user.id, slot("panel", info.game_id))
+        if current is not None and message_id is not None and message_id != current:
+            await self.presenter.panel(info, user.id)
+            return {"text": render.refusal("old_panel"), "show_alert": True}
+        move = data.move
+        if isinstance(move, cb.Refresh | cb.Back):
+            await self.presenter.panel(info, user.id)
+            return {}
+        view = info.game.view(seat)
+        action: Action
+        if isinstance(move, cb.Tap):
+            options = keyboards.card_actions(view, move.card)
+            if not options:
+                code = "cannot_play" if view.legal else "not_your_turn"
+                if move.card not in view.hand:
+                    code = "not_in_hand"
+                return {"text": render.refusal(code), "show_alert": True}
+            if len(options) > 1:
+                self.outbox.show(
+                    user.id,
+                    slot("panel", info.game_id),
+                    render.panel_text(
+                        render.Table(
+                            info.game_id,
+                            info.version,
+                            await self.presenter.titles.get(info.chat_id),
+                            info.seats,
+                            view,
+                            info.ending,
+                        )
+                    )
+                    + "\n\n"
+                    + _("What should {card} do?").format(card=render.card(move.card)),
+                    keyboards.choice(info.game_id, info.version, options),
+                    priority=3,
+                )
+                return {}
+            action = options[0]
+        else:
+            assert move is not None
+            action = move
+        # A pass means "I have seen the table and add nothing": only for the table seen.
+        version = data.version if isinstance(action, Pass) else None
+        try:
+            result = await self.service.apply(info.game_id, user.id, action, version)
+        except StaleVersion:
+            await self.presenter.panel(await self.service.game(info.game_id), user.id)
+            return {"text": render.refusal("stale_version"), "show_alert": True}
+        except IllegalMove as e:
+            return {"text": render.refusal(e.code), "show_alert": True}
+        after = await self.service.game(info.game_id)
+        await self.presenter.game(info.game_id, after)
+        if result.finished:
+            await self.presenter.ended(after)
+        return {}
+
+    # ---- errors -------------------------------------------------------------------
+
+    async def error(self, update: object, context: Context) -> None:
+        log.error("unhandled error in an update handler", exc_info=context.error)

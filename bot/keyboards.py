@@ -1,0 +1,123 @@
+"""Inline keyboards: pure functions from a view to buttons."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
+from durak.actions import Action
+from durak.cards import Card
+
+from . import callbacks as cb
+from .i18n import _
+from .render import card
+
+CARDS_PER_ROW = 6
+
+
+def deep_link(bot_username: str, payload: str) -> str:
+    return f"https://t.me/{bot_username}?start={payload}"
+
+
+def lobby(game_id: int) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
+                InlineKeyboardButton(_("Leave"), callback_data=cb.lobby("l", game_id)),
+            ],
+            [InlineKeyboardButton("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))],
+        ]
+    )
+
+
+def table(bot_username: str, game_id: int, over: bool) -> InlineKeyboardMarkup:
+    if over:
+        return InlineKeyboardMarkup(
+            [[InlineKeyboardButton("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))]]
+        )
+    url = deep_link(bot_username, f"g{game_id}")
+    return InlineKeyboardMarkup([[InlineKeyboardButton("🃏 " + _("My cards"), url=url)]])
+
+
+def playable(view: View) -> set[Card]:
+    """The cards of the hand that some legal action plays or shows."""
+    out: set[Card] = set()
+    for a in view.legal:
+        if isinstance(a, Attack):
+            out.update(a.cards)
+        elif isinstance(a, Defend | Transfer | ShowTrump):
+            out.add(a.card)
+    return out
+
+
+def card_actions(view: View, c: Card) -> list[Action]:
+    """What tapping ``c`` could mean now (single-card attacks, covers, transfers)."""
+    out: list[Action] = []
+    for a in view.legal:
+        if (isinstance(a, Attack) and a.cards == (c,)) or (
+            isinstance(a, Defend | Transfer) and a.card == c
+        ):
+            out.append(a)
+    return out
+
+
+def panel(game_id: int, version: int, view: View) -> InlineKeyboardMarkup:
+    """The hand as buttons (cards that can be played now plain, others in
+    brackets) and the actions that are legal now."""
+    can = playable(view)
+    rows: list[list[InlineKeyboardButton]] = []
+    row: list[InlineKeyboardButton] = []
+    for c in view.hand:
+        label = card(c) if c in can else f"({card(c)})"
+        row.append(InlineKeyboardButton(label, callback_data=cb.move(game_id, version, cb.Tap(c))))
+        if len(row) == CARDS_PER_ROW:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    actions: list[InlineKeyboardButton] = []
+    for a in view.legal:
+        if isinstance(a, Take):
+            actions.append(_button("🫴 " + _("Take"), game_id, version, a))
+        elif isinstance(a, Pass):
+            label = _("Pass") if any(c is None for _a, c in view.table) else _("Done")
+            actions.append(_button("✋ " + label, game_id, version, a))
+        elif isinstance(a, ExchangeTrump):
+            actions.append(_button("🔄 " + _("Exchange trump"), game_id, version, a))
+        elif isinstance(a, ShowTrump):
+            text = _("Show {card}").format(card=card(a.card))
+            actions.append(_button("👁 " + text, game_id, version, a))
+    if actions:
+        rows.append(actions)
+    rows.append(
+        [
+            InlineKeyboardButton(
+                "↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh())
+            )
+        ]
+    )
+    return InlineKeyboardMarkup(rows)
+
+
+def choice(game_id: int, version: int, options: list[Action]) -> InlineKeyboardMarkup:
+    """When a tap could mean several things: one button each, and Back."""
+    rows = []
+    for a in options:
+        if isinstance(a, Defend):
+            text = _("Cover {attack} with {card}").format(attack=card(a.attack), card=card(a.card))
+        elif isinstance(a, Transfer):
+            text = _("Transfer with {card}").format(card=card(a.card))
+        elif isinstance(a, Attack):
+            text = _("Play {card}").format(card=card(a.cards[0]))
+        else:
+            continue
+        rows.append([_button(text, game_id, version, a)])
+    rows.append(
+        [InlineKeyboardButton("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))]
+    )
+    return InlineKeyboardMarkup(rows)
+
+
+def _button(text: str, game_id: int, version: int, action: Action) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=cb.move(game_id, version, action))

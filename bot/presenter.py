@@ -1,0 +1,162 @@
+"""Puts games on screen: the lobby and table messages in the group, one private
+panel per player, the end-of-game message. Everything goes through the outbox,
+which paces and coalesces; this module only decides *what* each message says.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from telegram import Bot
+from telegram.error import TelegramError
+
+from durak import View
+from durak.service import GameService
+from durak.service_types import RUNNING, GameInfo
+
+from . import keyboards, render
+from .i18n import _
+from .outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+# Outbox priorities: the player the game waits for first, then the group table.
+PRIORITY_ACTOR, PRIORITY_GROUP, PRIORITY_PANEL = 3, 2, 0
+
+
+def slot(kind: str, game_id: int) -> str:
+    return f"{kind}:{game_id}"
+
+
+def parse_slot(text: str) -> tuple[str, int] | None:
+    kind, _sep, game = text.partition(":")
+    if kind in ("lobby", "table", "panel") and game.isdigit():
+        return kind, int(game)
+    return None
+
+
+class Titles:
+    """Group titles for panel headers, learnt from updates (asked once after a restart)."""
+
+    def __init__(self, bot: Bot) -> None:
+        self._bot = bot
+        self._titles: dict[int, str] = {}
+
+    def note(self, chat_id: int, title: str | None) -> None:
+        if title:
+            self._titles[chat_id] = title
+
+    async def get(self, chat_id: int) -> str:
+        title = self._titles.get(chat_id)
+        if title is None:
+            try:
+                title = (await self._bot.get_chat(chat_id)).title or ""
+            except TelegramError:
+                title = ""
+            self._titles[chat_id] = title or _("your group")
+        return self._titles[chat_id]
+
+
+def role(view: View) -> str | None:
+    """What the game waits for from this seat that deserves a notification."""
+    if view.seat is None or view.outcome is not None or view.seat not in view.waiting_for:
+        return None
+    if not view.table and view.seat == view.attacker:
+        return "open"
+    if view.seat == view.defender:
+        return "defend"
+    return None
+
+
+class Presenter:
+    def __init__(self, service: GameService, outbox: Outbox, titles: Titles, username: str) -> None:
+        self.service = service
+        self.outbox = outbox
+        self.titles = titles
+        self.username = username
+        self._roles: dict[tuple[int, int], str | None] = {}
+
+    async def lobby(self, info: GameInfo, note: str = "", repost: bool = False) -> None:
+        creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
+        if info.status == "lobby":
+            text = render.lobby_text(info.seats, info.rules, creator)
+            markup = keyboards.lobby(info.game_id)
+        else:
+            text = render.lobby_text(info.seats, info.rules, creator, closed=note)
+            markup = None
+        self.outbox.show(
+            info.chat_id,
+            slot("lobby", info.game_id),
+            text,
+            markup,
+            notify=repost,
+            priority=PRIORITY_GROUP,
+        )
+
+    async def game(self, game_id: int, info: GameInfo | None = None) -> None:
+        """Show the game's current state everywhere; notify whoever must open or defend."""
+        info = info or await self.service.game(game_id)
+        game = info.game
+        if game is None:
+            return
+        title = await self.titles.get(info.chat_id)
+        over = info.status != RUNNING
+        table = render.Table(game_id, info.version, title, info.seats, game.view(None), info.ending)
+        self.outbox.show(
+            info.chat_id,
+            slot("table", game_id),
+            render.table_text(table),
+            None if over else keyboards.table(self.username, game_id, over=False),
+            priority=PRIORITY_GROUP,
+        )
+        for seat in info.seats:
+            if seat.is_ai:
+                continue
+            view = game.view(seat.seat)
+            key = (game_id, seat.seat)
+            now = None if over else role(view)
+            notify = now is not None and self._roles.get(key) != now
+            self._roles[key] = now
+            self.outbox.show(
+                seat.user_id,
+                slot("panel", game_id),
+                render.panel_text(replace(table, view=view)),
+                None if over else keyboards.panel(game_id, info.version, view),
+                notify=notify,
+                priority=PRIORITY_ACTOR if seat.seat in view.waiting_for else PRIORITY_PANEL,
+            )
+        if over:
+            for seat in info.seats:
+                self._roles.pop((game_id, seat.seat), None)
+
+    async def panel(self, info: GameInfo, user_id: int, notify: bool = False) -> None:
+        """Show one player's panel afresh (``/start g<id>``, Refresh, Back)."""
+        game = info.game
+        seat = info.seat_of(user_id)
+        if game is None or seat is None:
+            return
+        title = await self.titles.get(info.chat_id)
+        view = game.view(seat)
+        over = info.status != RUNNING
+        table = render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
+        self.outbox.show(
+            user_id,
+            slot("panel", info.game_id),
+            render.panel_text(table),
+            None if over else keyboards.panel(info.game_id, info.version, view),
+            notify=notify,
+            priority=PRIORITY_ACTOR,
+        )
+
+    async def ended(self, info: GameInfo) -> None:
+        """The group hears who is the durak, with a Play again button."""
+        game = info.game
+        outcome = game.result if game is not None else None
+        text = "🏁 " + render.outcome_line(info.seats, outcome, info.ending)
+        self.outbox.send(
+            info.chat_id,
+            text,
+            keyboards.table(self.username, info.game_id, over=True),
+            priority=PRIORITY_GROUP,
+        )

@@ -1,0 +1,316 @@
+"""Message texts: pure functions from what a seat may see to HTML.
+
+Nothing here reads a hand other than the one in a private ``View``: the public
+table is rendered from ``game.view(None)``, which holds no hand at all.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from durak import Card, Rules, View
+from durak.service_types import SURRENDER, Ending, Seat, Tally
+from durak.view import Outcome
+
+from .i18n import _, n_
+
+SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Everything one rendering of a game needs."""
+
+    game_id: int
+    version: int
+    chat_title: str
+    seats: tuple[Seat, ...]
+    view: View
+    ending: Ending | None = None
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def card(c: Card) -> str:
+    return c.display
+
+
+def cards(cs: Sequence[Card]) -> str:
+    return " ".join(card(c) for c in cs)
+
+
+def player(seat: Seat) -> str:
+    return ("🤖 " if seat.is_ai else "") + esc(seat.name)
+
+
+# ---- rules -------------------------------------------------------------------------
+
+
+def rules_lines(rules: Rules) -> list[str]:
+    throw = _("the attacker and the defender's left neighbour")
+    if rules.throw_in == "all":
+        throw = _("everyone but the defender")
+    lines = [
+        _("Deck: {n} cards, up to {m} players").format(n=rules.deck, m=rules.max_players),
+        _("Throw in: {who}").format(who=throw),
+        _("First bout: at most {n} cards").format(n=rules.first_bout_limit),
+    ]
+    if not rules.six_cap_after_stock:
+        lines.append(_("Once the stock is empty, a bout may hold more than 6 cards"))
+    variants = [
+        (rules.transfer, _("transfer (perevodnoy)")),
+        (rules.transfer_by_showing_trump, _("transfer by showing a trump")),
+        (rules.trump_exchange, _("exchange the lowest trump")),
+        (rules.teams, _("teams")),
+        (rules.attack_loser, _("the fool defends first next game")),
+    ]
+    on = [name for enabled, name in variants if enabled]
+    lines.append(_("Variants: {list}").format(list=", ".join(on) if on else _("none")))
+    return lines
+
+
+def rules_text(rules: Rules) -> str:
+    return "<b>" + _("Rules in force") + "</b>\n" + "\n".join("• " + x for x in rules_lines(rules))
+
+
+def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = "") -> str:
+    lines = ["🃏 <b>" + _("Durak: a new game") + "</b>"]
+    if closed:
+        lines.append(closed)
+    else:
+        lines.append(_("{name} is gathering players.").format(name=esc(creator)))
+    count = len(seats)
+    lines.append(
+        n_("{n} player:", "{n} players:", count).format(n=count)
+        + (" " + ", ".join(player(s) for s in seats) if seats else "")
+    )
+    lines.append("")
+    lines += ["• " + x for x in rules_lines(rules)]
+    if not closed:
+        lines.append("")
+        lines.append(_("Press Join to play; the creator or an admin presses Start."))
+    return "\n".join(lines)
+
+
+# ---- the table --------------------------------------------------------------------------
+
+
+def _opening(t: Table) -> str:
+    v = t.view
+    if v.opener is None:
+        return ""
+    name = player(t.seats[v.opener])
+    if v.opener_reason == "lowest_trump" and v.opener_card is not None:
+        return _("{name} opened the game with the lowest trump, {card}.").format(
+            name=name, card=card(v.opener_card)
+        )
+    if v.opener_reason == "no_trump":
+        return _("Nobody held a trump: {name}, the dealer's left neighbour, opened.").format(
+            name=name
+        )
+    if v.opener_reason == "attack_loser":
+        return _("{name} opened against last game's fool.").format(name=name)
+    if v.opener_reason == "loser_deals":
+        return _("Last game's fool dealt; {name} opened.").format(name=name)
+    return ""
+
+
+def _seat_line(t: Table, s: int) -> str:
+    v = t.view
+    info = v.seats[s]
+    mark = ""
+    if info.out:
+        state = _("out, safe")
+    else:
+        state = n_("{n} card", "{n} cards", info.cards).format(n=info.cards)
+    if s == v.attacker:
+        mark = " ⚔️"
+    elif s == v.defender:
+        mark = " 🛡"
+    team = ""
+    if info.team is not None:
+        team = " [" + ("A" if info.team == 0 else "B") + "]"
+    you = " " + _("(you)") if v.seat == s else ""
+    return f"{s + 1}. {player(t.seats[s])}{team}{you}: {state}{mark}"
+
+
+def waiting_line(t: Table) -> str:
+    v = t.view
+    if v.outcome is not None or v.attacker is None or v.defender is None:
+        return ""
+    if not v.table:
+        return _("Waiting for {name} to open.").format(name=player(t.seats[v.attacker]))
+    parts = []
+    if v.defender in v.waiting_for:
+        parts.append(_("{name} to cover or take").format(name=player(t.seats[v.defender])))
+    throwers = [s for s in v.waiting_for if s != v.defender]
+    if throwers:
+        names = ", ".join(player(t.seats[s]) for s in throwers)
+        parts.append(_("{names} to throw in or pass").format(names=names))
+    if not parts:
+        return ""
+    return _("Waiting for {what}.").format(what="; ".join(parts))
+
+
+def outcome_line(seats: Sequence[Seat], outcome: Outcome | None, ending: Ending | None) -> str:
+    if ending is not None and ending.reason == SURRENDER and ending.loser is not None:
+        return _("{name} left the game and is the durak.").format(name=player(seats[ending.loser]))
+    if ending is not None and ending.reason == "cancelled":
+        return _("The game was cancelled.")
+    losers = ending.losers if ending is not None else (outcome.losers if outcome else ())
+    draw = ending.draw if ending is not None else bool(outcome and outcome.draw)
+    if draw:
+        return _("Nobody is left holding cards: a draw!")
+    if len(losers) == 1:
+        return _("{name} is the durak!").format(name=player(seats[losers[0]]))
+    if losers:
+        names = ", ".join(player(seats[s]) for s in losers)
+        return _("Team {names} lost: they are the durak.").format(names=names)
+    return ""
+
+
+def table_text(t: Table) -> str:
+    """The game as the group sees it, and the top of every private panel."""
+    v = t.view
+    trump = SUIT_NAMES[v.trump.letter]
+    head = f"🃏 <b>{_('Durak')}</b> · {esc(t.chat_title)}"
+    if v.trump_card is not None and v.trump_card_in_stock:
+        trump_line = _("Trump {suit}: {card} lies under the stock").format(
+            suit=trump, card=card(v.trump_card)
+        )
+    elif v.trump_card is not None:
+        trump_line = _("Trump {suit} (the {card} was drawn)").format(
+            suit=trump, card=card(v.trump_card)
+        )
+    else:
+        trump_line = _("Trump {suit}").format(suit=trump)
+    lines = [
+        head,
+        trump_line,
+        _("Stock: {stock} · Discard: {discard}").format(stock=v.stock, discard=v.discard),
+        "",
+    ]
+    lines += [_seat_line(t, s) for s in range(len(v.seats))]
+    opening = _opening(t)
+    if opening:
+        lines += ["", opening]
+    if v.outcome is not None or t.ending is not None:
+        lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
+        return "\n".join(lines)
+    lines.append("")
+    if v.attacker is not None and v.defender is not None:
+        lines.append(
+            _("{attacker} attacks {defender}.").format(
+                attacker=player(t.seats[v.attacker]), defender=player(t.seats[v.defender])
+            )
+        )
+    if v.table:
+        attack_count = len(v.table)
+        lines.append(
+            _("On the table ({n} of at most {limit}):").format(n=attack_count, limit=v.limit)
+        )
+        for a, c in v.table:
+            lines.append(f"  {card(a)} ← {card(c) if c else '…'}")
+        if v.taking:
+            lines.append(_("{name} takes the cards.").format(name=player(t.seats[v.defender or 0])))
+    else:
+        lines.append(_("The table is empty; this bout allows {n} cards.").format(n=v.limit))
+    wait = waiting_line(t)
+    if wait:
+        lines += ["", "⏳ " + wait]
+    return "\n".join(lines)
+
+
+def panel_text(t: Table) -> str:
+    """A player's private panel: the table, his hand, and what he can do now."""
+    v = t.view
+    lines = [table_text(t), "", "<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—")]
+    if v.outcome is None and t.ending is None:
+        hint = your_turn_line(v)
+        if hint:
+            lines.append("👉 " + hint)
+    return "\n".join(lines)
+
+
+def your_turn_line(v: View) -> str:
+    if not v.legal or v.seat is None:
+        return ""
+    if not v.table and v.seat == v.attacker:
+        return _("Your turn: open the bout with any card.")
+    if v.seat == v.defender:
+        return _("Cover the cards (tap a card), or take.")
+    return _("You may throw in a card of a rank on the table, or pass.")
+
+
+def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
+    if not tallies:
+        return _("No games finished in this chat yet.")
+    lines = ["🏆 <b>" + _("Durak tally") + "</b> · " + esc(chat_title), ""]
+    for i, t in enumerate(tallies, 1):
+        lines.append(
+            _("{i}. {name}: {losses} times the durak in {games} games, {draws} draws").format(
+                i=i,
+                name=esc(t.name or str(t.user_id)),
+                losses=t.losses,
+                games=t.played,
+                draws=t.draws,
+            )
+        )
+    return "\n".join(lines)
+
+
+def help_text() -> str:
+    return "\n".join(
+        [
+            "🃏 <b>" + _("Durak, the throw-in fool") + "</b>",
+            "",
+            "/newgame — " + _("open a lobby in this group (also /durak)"),
+            "/rules — " + _("the rules in force"),
+            "/stats — " + _("who was the durak how often"),
+            "/leave — " + _("leave the lobby, or give up a running game (you become the durak)"),
+            "/help — " + _("this help"),
+            "",
+            _("Your cards come to you in a private chat with me; press the table's button."),
+        ]
+    )
+
+
+REFUSALS = {
+    "game_over": "The game is over.",
+    "not_your_turn": "It is not your turn for that.",
+    "variant_off": "These rules do not allow that.",
+    "not_in_hand": "You do not hold that card.",
+    "mixed_ranks": "Open with one card or cards of one rank.",
+    "rank_not_on_table": "That rank is not on the table.",
+    "limit": "The table is full for this bout.",
+    "not_on_table": "That card is not on the table uncovered.",
+    "cannot_beat": "That card does not beat it.",
+    "cannot_take": "There is nothing to take.",
+    "cannot_transfer": "You cannot transfer now.",
+    "cannot_exchange": "The trump cannot be exchanged now.",
+    "stale_version": "The table changed; look again.",
+    "not_in_game": "You are not playing in this game.",
+    "unknown_game": "This game no longer exists.",
+    "not_running": "This game has not started.",
+    "lobby_exists": "This chat already has an open lobby.",
+    "game_running": "A game is already running in this chat.",
+    "no_lobby": "There is no open lobby here.",
+    "lobby_full": "The lobby is full.",
+    "already_joined": "You are already in.",
+    "not_enough_players": "At least two players are needed.",
+    "bad_player_count": "These rules do not fit this many players.",
+    "not_allowed": "Only the lobby's creator or an admin may do that.",
+    "bad_action": "That button is not valid.",
+    "bad_callback": "That button is not valid.",
+    "old_panel": "This panel is old; use the newest one below.",
+    "cannot_play": "That card cannot be played now.",
+    "database_error": "Something went wrong; please try again.",
+}
+
+
+def refusal(code: str) -> str:
+    return _(REFUSALS.get(code, "That is not possible now."))

@@ -1,0 +1,219 @@
+"""Runs the real bot against the fake Bot API server and plays whole games with
+simulated users who press buttons like people do (legal or not)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from telegram.ext import Application
+
+from bot.app import DurakBot, build_application
+from bot.config import Config
+from bot.outbox import SendLimits
+from durak import Game
+from durak.service import GameService
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.models import Chat, Message, User
+
+from .textcards import cards_in
+
+#: Time runs this much faster in these tests: Telegram's minute is 3 s.
+SCALE = 0.05
+
+
+class ErrorLog(logging.Handler):
+    """Collects every record at ERROR or above: a test asserts there are none."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@asynccontextmanager
+async def running_bot(
+    server: FakeTelegram, db: Path, limits: SendLimits | None = None
+) -> AsyncIterator[Application]:  # type: ignore[type-arg]
+    """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly."""
+    config = Config(token=server.token, db_path=str(db), api_url=server.base_url)
+    app = build_application(config, limits or SendLimits().scaled(SCALE))
+    await app.initialize()
+    assert app.post_init is not None
+    await app.post_init(app)
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0, timeout=1)
+    try:
+        yield app
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        assert app.post_shutdown is not None
+        await app.post_shutdown(app)
+        await app.shutdown()
+
+
+def durak_of(app: Application) -> DurakBot:  # type: ignore[type-arg]
+    bot = app.bot_data["durak"]
+    assert isinstance(bot, DurakBot)
+    return bot
+
+
+def secret_cards(game: Game) -> set[str]:
+    """Cards in hands that nobody has seen face up yet (never played, shown or
+    turned as the trump card): a group message must never show one."""
+    public: set[str] = set()
+    for _seat, action in game.history:
+        step = action.step()
+        public.update(step.get("cards", []))
+        public.update(step[k] for k in ("card", "attack") if k in step)
+    view = game.view(None)
+    public.update(str(c) for c in (view.trump_card, view.opener_card) if c is not None)
+    return {str(c) for seat in range(game.n) for c in game.hand(seat)} - public
+
+
+@dataclass
+class Table:
+    server: FakeTelegram
+    group: Chat
+    users: list[User]
+    rng: random.Random
+    presses: int = 0
+    answers: list[str] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+    _checked: int = 0
+
+    async def check_group(self, service: GameService, game_id: int) -> None:
+        """Every group text shown since the last check against the cards that are
+        secret now. Secrets only shrink, so a later check can miss a leak but
+        never invent one; checking after every press catches a leaked hand."""
+        shown = self.group.shown[self._checked :]
+        self._checked += len(shown)
+        if not shown:
+            return
+        game = (await service.game(game_id)).game
+        assert game is not None
+        secret = secret_cards(game)
+        for entry in shown:
+            found = cards_in(" ".join([entry.plain_text, *entry.button_texts])) & secret
+            if found:
+                self.leaks.append(f"message {entry.message_id} showed {sorted(found)}")
+
+    def bot_messages(self, chat: Chat) -> list[Message]:
+        return [
+            m
+            for m in self.server.messages(chat, include_deleted=False)
+            if m.sender.is_bot and m.text is not None
+        ]
+
+    def lobby(self) -> Message | None:
+        for m in reversed(self.bot_messages(self.group)):
+            if any(b.callback_data and b.callback_data.startswith("1j.") for b in m.buttons):
+                return m
+        return None
+
+    def panel(self, user: User) -> Message | None:
+        for m in reversed(self.bot_messages(self.server.private_chat(user))):
+            if any(b.callback_data and b.callback_data.startswith("1g.") for b in m.buttons):
+                return m
+        return None
+
+    def ended(self) -> Message | None:
+        for m in reversed(self.bot_messages(self.group)):
+            if any(b.callback_data and b.callback_data.startswith("1r.") for b in m.buttons):
+                return m
+        return None
+
+    async def press(self, user: User, message: Message, data: str, check: bool = True) -> str:
+        press = await user.press(message, data, check=check)
+        answer = await press.wait(10)
+        self.presses += 1
+        text = answer.text or answer.url or ""
+        self.answers.append(text)
+        return text
+
+    async def open_lobby(self) -> Message:
+        await self.users[0].send(self.group, "/newgame")
+        await self.server.wait_for(lambda: self.lobby() is not None, 10, what="a lobby")
+        lobby = self.lobby()
+        assert lobby is not None
+        return lobby
+
+    async def join_all(self) -> None:
+        for user in self.users:
+            lobby = self.lobby()
+            assert lobby is not None
+            join = next(b for b in lobby.buttons if b.callback_data and b.callback_data[1] == "j")
+            press = await user.press(lobby, join.callback_data or "")
+            answer = await press.wait(10)
+            if answer.url:  # never talked to the bot: the deep link opens the chat
+                assert "?start=j" in answer.url
+                await user.start_bot(answer.url.split("?start=")[1])
+            name = user.first_name
+            await self.server.wait_for(
+                lambda name=name, lobby=lobby: name in ((self.lobby() or lobby).plain_text or ""),
+                10,
+                what=f"{name} in the lobby",
+            )
+
+    async def start(self) -> None:
+        lobby = self.lobby()
+        assert lobby is not None
+        start = next(b for b in lobby.buttons if b.callback_data and b.callback_data[1] == "s")
+        await self.press(self.users[0], lobby, start.callback_data or "")
+        await self.server.wait_for(
+            lambda: all(self.panel(u) is not None for u in self.users), 10, what="every panel"
+        )
+
+    async def play(
+        self,
+        user: User,
+        stop: asyncio.Event,
+        watch: tuple[GameService, int] | None = None,
+        max_presses: int = 3000,
+    ) -> None:
+        """Press random buttons of one's newest panel until the game ends; with
+        ``watch``, check the group's texts for secret cards after every press."""
+        for _ in range(max_presses):
+            if watch is not None:
+                await self.check_group(*watch)
+            if stop.is_set() or self.ended() is not None:
+                return
+            panel = self.panel(user)
+            if panel is None:
+                await asyncio.sleep(0.01)
+                continue
+            buttons = [b for b in panel.buttons if b.callback_data]
+            playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
+            pool = playable if playable and self.rng.random() < 0.8 else buttons
+            button = self.rng.choice(pool)
+            await self.press(user, panel, button.callback_data or "")
+            await asyncio.sleep(self.rng.random() * 0.01)
+        raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
+
+    async def play_to_the_end(
+        self, watch: tuple[GameService, int] | None = None, timeout: float = 120
+    ) -> Message:
+        stop = asyncio.Event()
+        players = [asyncio.create_task(self.play(u, stop, watch)) for u in self.users]
+        end = asyncio.create_task(
+            self.server.wait_for(lambda: self.ended() is not None, timeout, what="the end")
+        )
+        try:
+            await asyncio.wait([end, *players], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.set()
+            await asyncio.gather(end, *players)
+        if watch is not None:
+            await self.check_group(*watch)
+        ended = self.ended()
+        assert ended is not None
+        return ended
