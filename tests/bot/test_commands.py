@@ -1,0 +1,187 @@
+"""Commands, permissions and the unhappy paths of a game, through the real bot."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import callbacks as cb
+from tests.fake_telegram import RateLimits
+from tests.fake_telegram.fixtures import async_test
+
+from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def errors() -> Iterator[ErrorLog]:
+    handler = ErrorLog()
+    logging.getLogger().addHandler(handler)
+    yield handler
+    logging.getLogger().removeHandler(handler)
+
+
+def button(message, kind: str) -> str:
+    return next(
+        b.callback_data for b in message.buttons if b.callback_data and b.callback_data[1] == kind
+    )
+
+
+async def setup(make_fake_telegram, players: int = 2, admin: bool = True):
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
+    boss = server.add_user("Admin", started=True)
+    group = server.add_group("Friends", [*users, boss], admins=[boss] if admin else [])
+    return server, users, boss, group
+
+
+@async_test
+async def test_start_needs_the_creator_or_an_admin_and_two_players(make_fake_telegram, tmp_path):
+    server, users, boss, group = await setup(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        table = Table(server, group, users, random.Random(1))
+        lobby = await table.open_lobby()
+        answer = await table.press(users[0], lobby, button(lobby, "s"))
+        assert "two players" in answer
+        await table.join_all()
+        lobby = table.lobby()
+        answer = await table.press(users[1], lobby, button(lobby, "s"))
+        assert "creator or an admin" in answer
+        assert not await durak_of(app).service.running_games()
+        answer = await table.press(boss, lobby, button(lobby, "s"))
+        assert "Dealt" in answer
+        assert len(await durak_of(app).service.running_games()) == 1
+        # the lobby's buttons are gone; a stale Join is refused kindly
+        answer = await table.press(users[2], lobby, button(lobby, "j"), check=False)
+        assert "no open lobby" in answer
+
+
+@async_test
+async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
+    make_fake_telegram, tmp_path, errors
+):
+    server, users, boss, group = await setup(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        service = durak_of(app).service
+        table = Table(server, group, users, random.Random(2))
+        await users[0].send(group, "/help")
+        await server.wait_for_bot_message(group, contains="/newgame")
+        await users[0].send(group, "/stats")
+        await server.wait_for_bot_message(group, contains="No games")
+        await users[0].send(group, "/rules")
+        await server.wait_for_bot_message(group, contains="Deck: 36 cards")
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        first = (await service.running_games())[0]
+        await users[1].send(group, "/leave")
+        await server.wait_for(lambda: table.ended() is not None, 10, what="the end message")
+        ended = table.ended()
+        assert "Player1" in (ended.plain_text or "") and "durak" in (ended.plain_text or "")
+        board = {t.name: t for t in await service.leaderboard(group.id)}
+        assert {n: (t.played, t.losses) for n, t in board.items()} == {
+            "Player0": (1, 0),
+            "Player1": (1, 1),
+            "Player2": (1, 0),
+        }
+        await users[2].send(group, "/stats")
+        stats = await server.wait_for_bot_message(group, contains="Durak tally")
+        assert "Player1: 1 times the durak in 1 games" in (stats.plain_text or "")
+
+        # Play again: the same players, and the one who left deals
+        again = await table.press(users[2], ended, button(ended, "r"))
+        assert "new game" in again
+        second = (await service.running_games())[0]
+        assert second.game_id != first.game_id
+        assert [s.user_id for s in second.seats] == [s.user_id for s in first.seats]
+        assert second.game is not None and second.game.dealer == 1
+        await server.wait_for(
+            lambda: all(
+                (p := table.panel(u)) is not None
+                and f"1g.{cb._b36(second.game_id)}." in str([b.callback_data for b in p.buttons])
+                for u in users
+            ),
+            10,
+            what="new panels",
+        )
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_a_deleted_table_is_reposted_and_a_blocked_player_is_reported(
+    make_fake_telegram, tmp_path, errors
+):
+    server, users, boss, group = await setup(make_fake_telegram, players=2)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        table = Table(server, group, users, random.Random(3))
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        info = (await bot.service.running_games())[0]
+        await bot.outbox.idle(10)
+        table_id = await bot.service.message(info.game_id, "table", group.id)
+        assert table_id is not None
+        server.mark_deleted(server.message(group, table_id))
+        opener = users[info.game.attacker]
+        other = users[1 - info.game.attacker]
+        before = group.next_message_id - 1
+        await other.block_bot()
+        panel = table.panel(opener)
+        tap = next(
+            b.callback_data for b in panel.buttons if b.callback_data and ".c" in b.callback_data
+        )
+        assert await table.press(opener, panel, tap) == ""  # the opening card is played
+        # the table was deleted: it comes back as a new message
+        await server.wait_for(
+            lambda: (
+                bot.outbox.message_id(group.id, f"table:{info.game_id}") not in (None, table_id)
+            ),
+            10,
+            what="a new table message",
+        )
+        await bot.outbox.idle(10)
+        new_id = await bot.service.message(info.game_id, "table", group.id)
+        assert new_id not in (None, table_id) and not server.message(group, new_id).deleted
+        # the defender blocked the bot: his panel cannot reach him, the group hears of it
+        warning = await server.wait_for_bot_message(
+            group, after=before, contains="cannot get their cards"
+        )
+        assert other.first_name in (warning.plain_text or "")
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+def run_bot(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DURAK_")}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_bot_refuses_to_start_without_a_good_token():
+    missing = run_bot({})
+    assert missing.returncode == 2 and "DURAK_BOT_TOKEN is not set" in missing.stderr
+    bad = run_bot({"DURAK_BOT_TOKEN": "hello"})
+    assert bad.returncode == 2 and "does not look like a bot token" in bad.stderr
+    level = run_bot({"DURAK_BOT_TOKEN": "123456:" + "A" * 35, "DURAK_LOG_LEVEL": "LOUD"})
+    assert level.returncode == 2 and "DURAK_LOG_LEVEL" in level.stderr
+
+
+def test_help_explains_the_settings():
+    out = run_bot({}, "--help")
+    assert out.returncode == 0
+    for name in ("DURAK_BOT_TOKEN", "DURAK_DB", "DURAK_API_URL", "DURAK_LOG_LEVEL"):
+        assert name in out.stdout
