@@ -68,7 +68,7 @@ async def test_start_needs_the_creator_or_an_admin_and_two_players(make_fake_tel
 async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, boss, group = await setup(make_fake_telegram, players=3)
+    server, users, _boss, group = await setup(make_fake_telegram, players=3)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         service = durak_of(app).service
         table = Table(server, group, users, random.Random(2))
@@ -119,7 +119,7 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
 async def test_a_deleted_table_is_reposted_and_a_blocked_player_is_reported(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, boss, group = await setup(make_fake_telegram, players=2)
+    server, users, _boss, group = await setup(make_fake_telegram, players=2)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(3))
