@@ -22,7 +22,8 @@ from durak.service_types import RUNNING
 from . import render
 from .config import Config
 from .handlers import Handlers
-from .i18n import _
+from .i18n import _, language
+from .languages import Languages
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
 
@@ -50,6 +51,7 @@ class DurakBot:
     outbox: Outbox | None = None
     presenter: Presenter | None = None
     handlers: Handlers | None = None
+    langs: Languages | None = None
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -58,7 +60,8 @@ class DurakBot:
             app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
         )
         titles = Titles(app.bot)
-        self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username)
+        self.langs = Languages(self.service)
+        self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
         self.handlers = Handlers(self.service, self.presenter)
         self._register(app)
         await self.outbox.start()
@@ -74,13 +77,15 @@ class DurakBot:
     def _register(self, app: Application) -> None:  # type: ignore[type-arg]
         h = self.handlers
         assert h is not None
-        app.add_handler(CommandHandler(["newgame", "durak"], h.newgame))
-        app.add_handler(CommandHandler("start", h.start))
-        app.add_handler(CommandHandler("help", h.help))
-        app.add_handler(CommandHandler("rules", h.rules))
-        app.add_handler(CommandHandler("stats", h.stats))
-        app.add_handler(CommandHandler("leave", h.leave))
-        app.add_handler(CallbackQueryHandler(h.button))
+        local = h.localized
+        app.add_handler(CommandHandler(["newgame", "durak"], local(h.newgame)))
+        app.add_handler(CommandHandler("start", local(h.start)))
+        app.add_handler(CommandHandler("help", local(h.help)))
+        app.add_handler(CommandHandler("rules", local(h.rules)))
+        app.add_handler(CommandHandler("stats", local(h.stats)))
+        app.add_handler(CommandHandler("leave", local(h.leave)))
+        app.add_handler(CommandHandler("settings", local(h.settings)))
+        app.add_handler(CallbackQueryHandler(local(h.button)))
         app.add_error_handler(h.error)
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -89,6 +94,7 @@ class DurakBot:
             BotCommand("rules", _("the rules in force")),
             BotCommand("stats", _("who was the durak how often")),
             BotCommand("leave", _("leave the lobby or give up the game")),
+            BotCommand("settings", _("house rules and turn time (admins)")),
             BotCommand("help", _("how to play")),
         ]
         private = [BotCommand("start", _("start")), BotCommand("help", _("how to play"))]
@@ -131,15 +137,21 @@ class DurakBot:
             self._warned.add((info.game_id, chat_id))
             seat = info.seat_of(chat_id)
             name = info.seats[seat].name if seat is not None else str(chat_id)
-            self.outbox.send(
-                info.chat_id,
-                "⚠️ "
-                + _(
-                    "{name} cannot get their cards: they blocked me or never opened our chat."
-                    " {name}, open a private chat with me and press Start."
-                ).format(name=render.esc(name)),
-                priority=2,
-            )
+            assert self.langs is not None
+            with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+                self._warn_blocked(info.chat_id, name)
+
+    def _warn_blocked(self, chat_id: int, name: str) -> None:
+        assert self.outbox is not None
+        self.outbox.send(
+            chat_id,
+            "⚠️ "
+            + _(
+                "{name} cannot get their cards: they blocked me or never opened our chat."
+                " {name}, open a private chat with me and press Start."
+            ).format(name=render.esc(name)),
+            priority=2,
+        )
 
 
 def build_application(

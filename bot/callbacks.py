@@ -3,7 +3,8 @@
 ``1<kind>.<game>[.<version>.<move>]`` with numbers in base 36:
 
 - ``1j.h`` join lobby 17, ``1l.h`` leave it, ``1s.h`` start it
-- ``1r.h`` play again after game 17
+- ``1r.h`` play again after game 17; ``1h.h`` send game 17's record
+- ``1o.dk`` a settings menu button: cycle the option ``dk`` (the deck size)
 - ``1g.h.5.cTH`` in game 17 at state version 5: tap 10♥ (the bot works out
   what that means); ``a`` attack, ``d`` defend (two cards), ``t`` take,
   ``p`` pass, ``x`` transfer, ``w`` show trump, ``e`` exchange trump,
@@ -22,10 +23,11 @@ from durak.actions import Action
 from durak.cards import Card, Rank, parse_card
 
 VERSION = "1"
-LOBBY_KINDS = frozenset("jlsr")
+LOBBY_KINDS = frozenset("jlsrh")
+SETTING = re.compile(r"1o\.([a-z]{1,3})")
 MAX_BYTES = 64
 
-_DATA = re.compile(r"^1([jlsrg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?")
+_DATA = re.compile(r"^1([jlsrhg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?")
 
 
 class BadCallback(ValueError):
@@ -54,10 +56,11 @@ Move = Action | Tap | Back | Refresh
 
 @dataclass(frozen=True, slots=True)
 class Callback:
-    kind: str  # j l s r (lobby / series) or g (a move in a game)
+    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings)
     game_id: int
     version: int | None = None
     move: Move | None = None
+    setting: str | None = None
 
 
 def _b36(n: int) -> str:
@@ -95,6 +98,10 @@ def _move(move: Move) -> str:
 
 
 def encode(cb: Callback) -> str:
+    if cb.kind == "o":
+        if cb.setting is None or not re.fullmatch(r"[a-z]{1,3}", cb.setting):
+            raise ValueError("a settings button names a setting")
+        return f"{VERSION}o.{cb.setting}"
     text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
     if cb.kind == "g":
         if cb.version is None or cb.move is None:
@@ -106,6 +113,10 @@ def encode(cb: Callback) -> str:
 
 def lobby(kind: str, game_id: int) -> str:
     return encode(Callback(kind, game_id))
+
+
+def setting(code: str) -> str:
+    return encode(Callback("o", 0, setting=code))
 
 
 def move(game_id: int, version: int, m: Move) -> str:
@@ -133,6 +144,9 @@ _SIMPLE: dict[str, Move] = {
 def decode(data: object) -> Callback:
     if not isinstance(data, str) or len(data.encode("utf-8", "replace")) > MAX_BYTES:
         raise BadCallback("not callback data of this bot")
+    option = SETTING.fullmatch(data)
+    if option:
+        return Callback("o", 0, setting=option.group(1))
     m = _DATA.fullmatch(data)
     if not m:
         raise BadCallback("not callback data of this bot")

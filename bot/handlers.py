@@ -3,8 +3,10 @@ presenter. No rules logic lives here."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import Chat, Update, User
@@ -20,7 +22,8 @@ from durak.service_types import LOBBY, RUNNING, GameInfo
 
 from . import callbacks as cb
 from . import keyboards, render
-from .i18n import _
+from . import settings as menu
+from .i18n import DEFAULT, _, language
 from .presenter import Presenter, slot
 
 log = logging.getLogger(__name__)
@@ -42,12 +45,32 @@ def group_link(chat_id: int, message_id: int | None) -> str | None:
     return f"https://t.me/c/{text[4:]}/{message_id}"
 
 
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
+
+
 class Handlers:
     def __init__(self, service: GameService, presenter: Presenter) -> None:
         self.service = service
         self.presenter = presenter
         self.outbox = presenter.outbox
+        self.langs = presenter.langs
         self._seen: OrderedDict[str, None] = OrderedDict()
+
+    def localized(self, handler: Handler) -> Handler:
+        """Run a handler in the language of whoever reads its replies: a button's
+        answer and a private chat in the user's language, a group in the group's."""
+
+        async def run(update: Update, context: Context) -> None:
+            user, chat = update.effective_user, update.effective_chat
+            self.langs.note(user)
+            if update.callback_query is not None or chat is None or chat.type == ChatType.PRIVATE:
+                lang = await self.langs.of_user(user.id) if user is not None else DEFAULT
+            else:
+                lang = await self.langs.of_group(chat.id, user.id if user else None)
+            with language(lang):
+                await handler(update, context)
+
+        return run
 
     # ---- helpers ------------------------------------------------------------------
 
@@ -187,6 +210,57 @@ class Handlers:
         else:
             await self.presenter.lobby(info)
 
+    async def _may_configure(self, context: Context, chat: Chat, user_id: int) -> bool:
+        """Chat admins; in a group without (human) admins, anyone."""
+        try:
+            admins = await context.bot.get_chat_administrators(chat.id)
+        except TelegramError:
+            return False
+        humans = [a.user.id for a in admins if not a.user.is_bot]
+        return not humans or user_id in humans
+
+    async def settings(self, update: Update, context: Context) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        if not self._in_group(update):
+            self._reply(chat.id, _("Settings belong to a group: send /settings there."))
+            return
+        if not await self._may_configure(context, chat, user.id):
+            self._reply(chat.id, render.refusal("admins_only"))
+            return
+        current = await self.service.chat_settings(chat.id)
+        self.outbox.show(
+            chat.id,
+            "settings",
+            menu.menu_text(current),
+            menu.menu_keyboard(current),
+            notify=True,
+            priority=2,
+        )
+
+    async def _setting_button(
+        self, context: Context, chat: Chat, user: User, code: str
+    ) -> dict[str, Any]:
+        if not await self._may_configure(context, chat, user.id):
+            return {"text": render.refusal("admins_only"), "show_alert": True}
+        if code == menu.CLOSE:
+            current = await self.service.chat_settings(chat.id)
+            self.outbox.show(chat.id, "settings", menu.menu_text(current), None, priority=2)
+            self.outbox.forget(chat.id, "settings")
+            return {"text": _("Saved.")}
+        if code not in menu.CODES:
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        before = await self.service.chat_settings(chat.id)
+        after = await self.service.set_chat_settings(chat.id, **menu.press(code, before))
+        self.outbox.show(
+            chat.id, "settings", menu.menu_text(after), menu.menu_keyboard(after), priority=2
+        )
+        lobby = await self.service.lobby(chat.id)
+        if lobby is not None:
+            await self.presenter.lobby(lobby)
+        return {}
+
     # ---- buttons ------------------------------------------------------------------
 
     async def button(self, update: Update, context: Context) -> None:
@@ -229,6 +303,12 @@ class Handlers:
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
+        if data.kind == "o":
+            if self.outbox.message_id(chat.id, "settings") is None:
+                self.outbox.remember(chat.id, "settings", message.message_id)
+            return await self._setting_button(context, chat, user, data.setting or "")
+        if data.kind == "h":
+            return await self._record(chat.id, data.game_id)
         if data.kind == "r":
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.game(info.game_id, info)
@@ -250,6 +330,21 @@ class Handlers:
         await self.presenter.lobby(info, note=_("The game started: {names}.").format(names=names))
         await self.presenter.game(info.game_id, info)
         return {"text": _("Dealt! Your cards are in our private chat.")}
+
+    async def _record(self, chat_id: int, game_id: int) -> dict[str, Any]:
+        """Send a finished game's record (durak-record/1) as a JSON document."""
+        info = await self.service.game(game_id)
+        if info.chat_id != chat_id:
+            return {"text": render.refusal("unknown_game"), "show_alert": True}
+        if info.status == RUNNING:
+            return {"text": render.refusal("game_running"), "show_alert": True}
+        record = await self.service.export_record(game_id)
+        content = json.dumps(record, ensure_ascii=False, indent=1).encode()
+        caption = _("The record of game {id}: replay it with python -m durak check-record.")
+        self.outbox.send_document(
+            chat_id, f"durak-game-{game_id}.json", content, caption.format(id=game_id), priority=2
+        )
+        return {"text": _("The record is on its way.")}
 
     async def _join_button(self, context: Context, lobby: GameInfo, user: User) -> dict[str, Any]:
         if lobby.seat_of(user.id) is not None:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 LOCALES = Path(__file__).parent / "locales"
 DEFAULT = "en"
-SUPPORTED = ("en",)
+SUPPORTED = ("en", "ru", "uk", "pl")
+LANGUAGE_NAMES = {"en": "English", "ru": "Русский", "uk": "Українська", "pl": "Polski"}
 
 _current: ContextVar[str] = ContextVar("language", default=DEFAULT)
 
@@ -47,6 +48,11 @@ def language(lang: str) -> Iterator[None]:
 
 def current() -> str:
     return _current.get()
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogs; it is translated where it is shown."""
+    return message
 
 
 def _(message: str) -> str:

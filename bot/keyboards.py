@@ -31,10 +31,22 @@ def lobby(game_id: int) -> InlineKeyboardMarkup:
     )
 
 
+def ended(bot_username: str, game_id: int) -> InlineKeyboardMarkup:
+    """Under the end-of-game message: the next game of the series, and the record."""
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))],
+            [InlineKeyboardButton("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))],
+        ]
+    )
+
+
 def table(bot_username: str, game_id: int, over: bool) -> InlineKeyboardMarkup:
+    """The group's table: a way to one's cards while playing, the record after."""
     if over:
+        record = cb.lobby("h", game_id)
         return InlineKeyboardMarkup(
-            [[InlineKeyboardButton("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))]]
+            [[InlineKeyboardButton("📄 " + _("Game record"), callback_data=record)]]
         )
     url = deep_link(bot_username, f"g{game_id}")
     return InlineKeyboardMarkup([[InlineKeyboardButton("🃏 " + _("My cards"), url=url)]])

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 import telegram
-from telegram import InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import InlineKeyboardMarkup, InputFile, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -96,6 +96,7 @@ class _Item:
     priority: int
     attempts: int = 0  # network errors so far
     forgotten: bool = False  # its slot was forgotten while it was in flight
+    document: tuple[str, bytes] | None = None  # (file name, content): sent with text as caption
 
     @property
     def label(self) -> str:
@@ -232,6 +233,16 @@ class Outbox:
         """Queue a one-off new message, delivered in order with the chat's other items."""
         chat = self._chat(chat_id)
         self._enqueue(chat, _Item(next(self._seq), None, text, markup, False, priority))
+        self._reschedule(chat)
+
+    def send_document(
+        self, chat_id: int, filename: str, content: bytes, caption: str = "", *, priority: int = 0
+    ) -> None:
+        """Queue a file (a game record), paced like any other message of the chat."""
+        chat = self._chat(chat_id)
+        item = _Item(next(self._seq), None, caption, None, False, priority)
+        item.document = (filename, content)
+        self._enqueue(chat, item)
         self._reschedule(chat)
 
     def forget(self, chat_id: int, slot: str) -> None:
@@ -427,6 +438,15 @@ class Outbox:
             await self._delete_quietly(chat_id, previous)
 
     async def _post(self, chat_id: int, item: _Item) -> int:
+        if item.document is not None:
+            name, content = item.document
+            sent = await self._bot.send_document(
+                chat_id,
+                InputFile(content, filename=name),
+                caption=item.text or None,
+                parse_mode=ParseMode.HTML,
+            )
+            return sent.message_id
         message = await self._bot.send_message(
             chat_id,
             item.text,

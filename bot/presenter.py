@@ -16,7 +16,8 @@ from durak.service import GameService
 from durak.service_types import RUNNING, GameInfo
 
 from . import keyboards, render
-from .i18n import _
+from .i18n import _, language
+from .languages import Languages
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -70,15 +71,27 @@ def role(view: View) -> str | None:
 
 
 class Presenter:
-    def __init__(self, service: GameService, outbox: Outbox, titles: Titles, username: str) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        outbox: Outbox,
+        titles: Titles,
+        username: str,
+        langs: Languages,
+    ) -> None:
         self.service = service
         self.outbox = outbox
         self.titles = titles
         self.username = username
+        self.langs = langs
         self._roles: dict[tuple[int, int], str | None] = {}
 
     async def lobby(self, info: GameInfo, note: str = "", repost: bool = False) -> None:
         creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
+        with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+            self._lobby(info, creator, note, repost)
+
+    def _lobby(self, info: GameInfo, creator: str, note: str, repost: bool) -> None:
         if info.status == "lobby":
             text = render.lobby_text(info.seats, info.rules, creator)
             markup = keyboards.lobby(info.game_id)
@@ -103,13 +116,14 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         over = info.status != RUNNING
         table = render.Table(game_id, info.version, title, info.seats, game.view(None), info.ending)
-        self.outbox.show(
-            info.chat_id,
-            slot("table", game_id),
-            render.table_text(table),
-            None if over else keyboards.table(self.username, game_id, over=False),
-            priority=PRIORITY_GROUP,
-        )
+        with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+            self.outbox.show(
+                info.chat_id,
+                slot("table", game_id),
+                render.table_text(table),
+                keyboards.table(self.username, game_id, over=over),
+                priority=PRIORITY_GROUP,
+            )
         for seat in info.seats:
             if seat.is_ai:
                 continue
@@ -118,14 +132,15 @@ class Presenter:
             now = None if over else role(view)
             notify = now is not None and self._roles.get(key) != now
             self._roles[key] = now
-            self.outbox.show(
-                seat.user_id,
-                slot("panel", game_id),
-                render.panel_text(replace(table, view=view)),
-                None if over else keyboards.panel(game_id, info.version, view),
-                notify=notify,
-                priority=PRIORITY_ACTOR if seat.seat in view.waiting_for else PRIORITY_PANEL,
-            )
+            with language(await self.langs.of_user(seat.user_id)):
+                self.outbox.show(
+                    seat.user_id,
+                    slot("panel", game_id),
+                    render.panel_text(replace(table, view=view)),
+                    None if over else keyboards.panel(game_id, info.version, view),
+                    notify=notify,
+                    priority=PRIORITY_ACTOR if seat.seat in view.waiting_for else PRIORITY_PANEL,
+                )
         if over:
             for seat in info.seats:
                 self._roles.pop((game_id, seat.seat), None)
@@ -140,23 +155,24 @@ class Presenter:
         view = game.view(seat)
         over = info.status != RUNNING
         table = render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
-        self.outbox.show(
-            user_id,
-            slot("panel", info.game_id),
-            render.panel_text(table),
-            None if over else keyboards.panel(info.game_id, info.version, view),
-            notify=notify,
-            priority=PRIORITY_ACTOR,
-        )
+        with language(await self.langs.of_user(user_id)):
+            self.outbox.show(
+                user_id,
+                slot("panel", info.game_id),
+                render.panel_text(table),
+                None if over else keyboards.panel(info.game_id, info.version, view),
+                notify=notify,
+                priority=PRIORITY_ACTOR,
+            )
 
     async def ended(self, info: GameInfo) -> None:
         """The group hears who is the durak, with a Play again button."""
         game = info.game
         outcome = game.result if game is not None else None
-        text = "🏁 " + render.outcome_line(info.seats, outcome, info.ending)
-        self.outbox.send(
-            info.chat_id,
-            text,
-            keyboards.table(self.username, info.game_id, over=True),
-            priority=PRIORITY_GROUP,
-        )
+        with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+            self.outbox.send(
+                info.chat_id,
+                "🏁 " + render.outcome_line(info.seats, outcome, info.ending),
+                keyboards.ended(self.username, info.game_id),
+                priority=PRIORITY_GROUP,
+            )

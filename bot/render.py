@@ -308,6 +308,8 @@ REFUSALS = {
     "bad_callback": "That button is not valid.",
     "old_panel": "This panel is old; use the newest one below.",
     "cannot_play": "That card cannot be played now.",
+    "admins_only": "Only the group's admins may do that.",
+    "invalid_setting": "That setting does not fit the open lobby (too many players?).",
     "database_error": "Something went wrong; please try again.",
 }
 
