@@ -7,6 +7,8 @@ import sys
 
 from .config import ConfigError, from_env, parse_args
 
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+
 
 def main(argv: list[str] | None = None) -> int:
     parse_args(sys.argv[1:] if argv is None else argv)
@@ -19,8 +21,20 @@ def main(argv: list[str] | None = None) -> int:
 
     setup_logging(config.log_level)
     app = build_application(config)
-    logging.getLogger(__name__).info("starting; database %s", config.db_path)
-    app.run_polling(allowed_updates=["message", "callback_query", "my_chat_member"])
+    log = logging.getLogger(__name__)
+    if config.webhook_url:
+        log.info("starting with a webhook on %s:%d", config.webhook_listen, config.webhook_port)
+        app.run_webhook(
+            listen=config.webhook_listen,
+            port=config.webhook_port,
+            url_path=config.webhook_path,
+            secret_token=config.webhook_secret,
+            webhook_url=config.webhook_url,
+            allowed_updates=ALLOWED_UPDATES,
+        )
+    else:
+        log.info("starting with long polling; database %s", config.db_path)
+        app.run_polling(allowed_updates=ALLOWED_UPDATES)
     return 0
 
 
