@@ -19,8 +19,10 @@ snapshot update is conditional on the old version, so even a second process on
 the same file cannot apply two actions for one version.
 
 Locks, always taken in this order so they cannot deadlock: the chat's lock
-(lobby life cycle), then the game's lock (actions, surrender, reads of a
-running game), then the store's lock (inside ``transaction``/``reading``).
+(lobby life cycle), then the game's lock (actions, surrender, timeouts, reads
+of a running game), then the store's lock (inside ``transaction``/``reading``).
+Only ``migrate_chat`` holds two chat locks (and two game locks): each pair in
+ascending id order.
 
 Decisions worth knowing:
 
@@ -33,13 +35,33 @@ Decisions worth knowing:
 - Changing chat settings while a lobby is open changes that lobby's rules too
   (rules are picked before a game starts, never during one).
 - AI seats (``kind == "ai"``) get negative user ids and no tallies.
+- Turn time: a chat that never chose one gets ``DEFAULT_TURN_TIMEOUT`` (60 s);
+  a stored ``None`` means no limit. Settings store only the keys a chat chose,
+  so the two stay apart. Databases from schema 1 stored every key on each
+  change: their ``null`` stays "no limit" (what those chats' menus showed).
+- Deadlines are the front end's to keep (``set_deadline``); the service only
+  stores them, for the running game's current version only, and drops a
+  game's deadline in the transaction that ends it (last action, surrender,
+  cancel, ``close_chat``, ``migrate_chat`` giving way).
+- ``record_timeout`` counts a seat's timed-out decisions in a row; from
+  ``AWAY_AFTER`` (3) on the seat is ``away``. ``mark_present`` clears both.
+  Running games keep their seats' state in memory (written after COMMIT, like
+  the version), so ``mark_present`` for a present player costs no SQL. A new
+  game of a series starts with everyone present.
+- ``expire_lobbies``, ``close_chat`` and ``migrate_chat`` cancel with
+  ``by_user=None``: nobody asked, so nobody is named.
+- ``migrate_chat`` moves a group's row, games, tallies (added up) and group
+  messages to its supergroup id; if both ids have an open game, the old chat's
+  is cancelled unless it is running and the new one's is a lobby.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -47,7 +69,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import TracebackType
 from typing import Any
 
@@ -78,7 +100,9 @@ from .service_errors import (
 )
 from .service_types import (
     AI,
+    AWAY_AFTER,
     CANCELLED,
+    DEFAULT_TURN_TIMEOUT,
     FINISHED,
     HUMAN,
     LOBBY,
@@ -87,6 +111,7 @@ from .service_types import (
     SURRENDER,
     ApplyResult,
     ChatSettings,
+    Deadline,
     Ending,
     GameInfo,
     LeaveResult,
@@ -108,7 +133,7 @@ DEFAULT_PATH = "durak.sqlite3"
 
 _RULE_NAMES = frozenset(f.name for f in fields(Rules))
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")
-_MAX_TIMEOUT = 7 * 24 * 3600
+_MAX_TIMEOUT = 24 * 3600
 _MAX_NAME = 64
 _ENDED_CACHE = 64
 
@@ -136,6 +161,10 @@ class _Live:
             if s.user_id == user_id:
                 return s.seat
         raise NotInGame(f"user {user_id} has no seat in game {self.game_id}")
+
+    def set_seat(self, seat: Seat) -> None:
+        """Take a seat's new state, once it is committed."""
+        self.seats = tuple(seat if s.seat == seat.seat else s for s in self.seats)
 
 
 class GameService:
@@ -316,20 +345,61 @@ class GameService:
             if row is None:
                 raise NoLobby(f"chat {chat_id} has no open lobby or game")
             _check_may(row, user_id, is_admin, "cancel the game")
-            async with self._game_lock(row.game_id):
-                async with self._store.transaction() as tx:
-                    ending = Ending(CANCELLED, by_user=user_id)
-                    if not await tx.end_game(
-                        row.game_id, row.status, CANCELLED, ending, time.time()
-                    ):
-                        raise GameOver(f"game {row.game_id} has already ended")
-                    live = self._live.get(row.game_id)
-                    info = await self._info(tx, await self._row(tx, row.game_id), live)
-                self._live.pop(row.game_id, None)
-                self._damaged.pop(row.game_id, None)
-                if live is not None:
-                    self._remember_ended(row.game_id, live.game)
-                return info
+            info = await self._cancel(row, user_id)
+            if info is None:
+                raise GameOver(f"game {row.game_id} has already ended")
+            return info
+
+    async def close_chat(self, chat_id: int) -> GameInfo | None:
+        """The bot was removed from the chat: cancel its open lobby or running game
+        (no permission check, no tally change, ``by_user`` ``None``). The cancelled
+        game, or ``None`` if nothing was open."""
+        async with self._chat_lock(chat_id):
+            async with self._store.reading() as tx:
+                row = await tx.open_game_in_chat(chat_id)
+            return None if row is None else await self._cancel(row, None)
+
+    async def expire_lobbies(self, idle_seconds: float, now: float | None = None) -> list[GameInfo]:
+        """Cancel every lobby unchanged for ``idle_seconds`` (``by_user`` ``None``)
+        and return them. ``now`` (a Unix time) only moves the cut-off, for tests."""
+        if not idle_seconds >= 0:
+            raise ValueError(f"idle_seconds must be 0 or more, not {idle_seconds!r}")
+        cutoff = (time.time() if now is None else now) - idle_seconds
+        async with self._store.reading() as tx:
+            rows = await tx.idle_lobbies(cutoff)
+        expired = []
+        for row in rows:
+            async with self._chat_lock(row.chat_id):
+                info = await self._cancel(row, None, idle_before=cutoff)
+            if info is not None:
+                expired.append(info)
+        return expired
+
+    async def _cancel(
+        self, row: GameRow, by_user: int | None, idle_before: float | None = None
+    ) -> GameInfo | None:
+        """Cancel an open game (the chat's lock held); ``None`` if it ended
+        meanwhile or, with ``idle_before``, is no longer a lobby idle since then."""
+        async with self._game_lock(row.game_id):
+            async with self._store.transaction() as tx:
+                if idle_before is not None:
+                    current = await self._row(tx, row.game_id)
+                    if current.status != LOBBY or current.updated_at >= idle_before:
+                        return None
+                ending = Ending(CANCELLED, by_user=by_user)
+                if not await tx.end_game(row.game_id, row.status, CANCELLED, ending, time.time()):
+                    return None
+                live = self._live.get(row.game_id)
+                info = await self._info(tx, await self._row(tx, row.game_id), live)
+            self._forget(row.game_id)
+            return info
+
+    def _forget(self, game_id: int) -> None:
+        """A running game ended without an action: out of memory, into the cache."""
+        live = self._live.pop(game_id, None)
+        self._damaged.pop(game_id, None)
+        if live is not None:
+            self._remember_ended(game_id, live.game)
 
     # ---- playing ------------------------------------------------------------------
 
@@ -454,7 +524,8 @@ class GameService:
         ending = row.ending()
         if row.status == CANCELLED or ending is None or row.start is None:
             raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
-        seats = await tx.seats(game_id)
+        # The next game starts with everyone present.
+        seats = [replace(s, timeouts=0, away=False) for s in await tx.seats(game_id)]
         if not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} did not play game {game_id}")
         await self._refuse_open(tx, row.chat_id)
@@ -485,6 +556,122 @@ class GameService:
         live = _Live(new_id, row.chat_id, game, 0, tuple(seats))
         return live, await self._info(tx, await self._row(tx, new_id), live)
 
+    # ---- turn timers and absent players -------------------------------------------
+
+    async def set_deadline(self, game_id: int, version: int, deadline: float | None) -> bool:
+        """Store the running game's turn deadline (a Unix time) for ``version``, or
+        with ``None`` drop it, so timers survive a restart. ``False`` (nothing
+        stored) when the game is no longer running at ``version``: a deadline for
+        a state that is gone is never kept. An ending drops it by itself."""
+        if deadline is not None and not math.isfinite(deadline):
+            raise ValueError(f"a deadline must be a finite Unix time, not {deadline!r}")
+        async with self._store.transaction() as tx:
+            if await tx.set_deadline(game_id, version, deadline):
+                return True
+            await self._row(tx, game_id)  # UnknownGame
+            return False
+
+    async def deadlines(self) -> list[Deadline]:
+        """The stored deadlines of running games, the soonest first."""
+        async with self._store.reading() as tx:
+            return await tx.deadlines()
+
+    async def record_timeout(self, game_id: int, seat: int) -> Seat:
+        """The player at ``seat`` let his time run out once more: count it, and
+        from :data:`AWAY_AFTER` in a row on mark him away. The updated seat.
+
+        Also accepted for a game that has just ended (the timed-out action may
+        have ended it); a lobby is refused with :class:`NotRunning`."""
+        async with self._game_lock(game_id):
+            live = self._live.get(game_id)
+            if live is not None and not 0 <= seat < len(live.seats):
+                raise NotInGame(f"game {game_id} has no seat {seat}")
+            try:
+                async with self._store.transaction() as tx:
+                    if live is None and (await self._row(tx, game_id)).status == LOBBY:
+                        raise NotRunning(f"game {game_id} has not started yet")
+                    updated = await tx.record_timeout(game_id, seat, AWAY_AFTER)
+                    if updated is None:
+                        raise NotInGame(f"game {game_id} has no seat {seat}")
+            except BaseException:
+                if live is not None:  # memory may lag the disk now: reload on next use
+                    self._live.pop(game_id, None)
+                raise
+            if live is not None:
+                live.set_seat(updated)
+            return updated
+
+    async def mark_present(self, game_id: int, user_id: int) -> bool:
+        """The player acted (pressed a button): clear his timeouts and away flag.
+        ``True`` if that changed something. Called on every press, so a present
+        player of a running game costs neither a lock nor SQL: memory knows."""
+        live = self._live.get(game_id)
+        if live is not None and not _absent(live.seats[live.seat_of(user_id)]):
+            return False
+        async with self._game_lock(game_id):
+            live = self._live.get(game_id)
+            if live is not None:
+                seat = live.seats[live.seat_of(user_id)]
+                if not _absent(seat):
+                    return False
+            try:
+                async with self._store.transaction() as tx:
+                    changed = await tx.mark_present(game_id, user_id)
+                    if not changed and live is None:
+                        await self._row(tx, game_id)  # UnknownGame
+                        if not any(s.user_id == user_id for s in await tx.seats(game_id)):
+                            raise NotInGame(f"user {user_id} has no seat in game {game_id}")
+            except BaseException:
+                if live is not None:  # memory may lag the disk now: reload on next use
+                    self._live.pop(game_id, None)
+                raise
+            if live is not None:
+                live.set_seat(replace(seat, timeouts=0, away=False))
+            return changed
+
+    # ---- chats that move or go ----------------------------------------------------
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """The group became a supergroup with a new id: move its settings, games,
+        tallies (added to any the new id has) and group messages there, in one
+        transaction; a running game plays on under the new id. Idempotent.
+
+        If both ids hold an open game, the old chat's is cancelled, unless it is
+        running and the new chat's is only a lobby (then the lobby is)."""
+        if old_chat_id == new_chat_id:
+            return
+        low, high = sorted((old_chat_id, new_chat_id))
+        async with self._chat_lock(low), self._chat_lock(high):
+            async with self._store.reading() as tx:
+                old_open = await tx.open_game_in_chat(old_chat_id)
+                new_open = await tx.open_game_in_chat(new_chat_id)
+            ids = sorted(r.game_id for r in (old_open, new_open) if r is not None)
+            async with contextlib.AsyncExitStack() as held:
+                for game_id in ids:
+                    await held.enter_async_context(self._game_lock(game_id))
+                dropped: GameRow | None = None
+                try:
+                    async with self._store.transaction() as tx:
+                        now = time.time()
+                        if old_open is not None and new_open is not None:
+                            keep_old = old_open.status == RUNNING and new_open.status == LOBBY
+                            dropped = new_open if keep_old else old_open
+                            ending = Ending(CANCELLED)
+                            if not await tx.end_game(
+                                dropped.game_id, dropped.status, CANCELLED, ending, now
+                            ):
+                                dropped = None  # it ended meanwhile: nothing in the way
+                        await tx.migrate_chat(old_chat_id, new_chat_id, now)
+                except BaseException:
+                    for game_id in ids:  # memory may lag the disk now: reload on next use
+                        self._live.pop(game_id, None)
+                    raise
+                if dropped is not None:
+                    self._forget(dropped.game_id)
+                for live in self._live.values():
+                    if live.chat_id == old_chat_id:
+                        live.chat_id = new_chat_id
+
     # ---- reading ------------------------------------------------------------------
 
     async def game(self, game_id: int) -> GameInfo:
@@ -501,6 +688,19 @@ class GameService:
     async def lobby(self, chat_id: int) -> GameInfo | None:
         info = await self.active_game(chat_id)
         return info if info is not None and info.status == LOBBY else None
+
+    async def open_lobbies(self) -> list[GameInfo]:
+        """Every open lobby, e.g. to re-arm their expiry after a restart."""
+        async with self._store.reading() as tx:
+            ids = await tx.game_ids(LOBBY)
+        infos = [await self.game(game_id) for game_id in ids]
+        return [info for info in infos if info.status == LOBBY]
+
+    async def recent_games(self, chat_id: int, limit: int = 10) -> list[GameInfo]:
+        """The chat's finished and cancelled games, the last to end first."""
+        async with self._store.reading() as tx:
+            ids = await tx.ended_game_ids(chat_id, max(0, limit))
+        return [await self.game(game_id) for game_id in ids]
 
     async def running_games(self) -> list[GameInfo]:
         """Every running game, e.g. to re-arm timers and messages after a restart."""
@@ -598,7 +798,7 @@ class GameService:
         if unknown:
             raise InvalidSetting(f"unknown setting(s): {', '.join(unknown)}")
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            current = self._settings(chat_id, await tx.chat_settings(chat_id))
+            current, chosen = self._read_settings(chat_id, await tx.chat_settings(chat_id))
             merged = {
                 **current.rules.to_dict(),
                 **{k: v for k, v in changes.items() if k in _RULE_NAMES},
@@ -612,7 +812,12 @@ class GameService:
             _check_timeout(timeout)
             _check_language(language)
             settings = ChatSettings(chat_id, rules, timeout, language)
-            stored = {**rules.changed(), "turn_timeout": timeout, "language": language}
+            # Only what the chat chose is stored: no turn_timeout key means "the
+            # default", a null one means "no limit".
+            stored: dict[str, Any] = rules.changed()
+            for key, value in (("turn_timeout", timeout), ("language", language)):
+                if key in changes or key in chosen:
+                    stored[key] = value
             now = time.time()
             await tx.set_chat_settings(chat_id, _json(stored), now)
             row = await tx.open_game_in_chat(chat_id)
@@ -813,19 +1018,30 @@ class GameService:
         return await self._load(tx, row, tuple(await tx.seats(row.game_id)))
 
     def _settings(self, chat_id: int, text: str | None) -> ChatSettings:
+        return self._read_settings(chat_id, text)[0]
+
+    def _read_settings(self, chat_id: int, text: str | None) -> tuple[ChatSettings, set[str]]:
+        """The stored settings, and which of ``turn_timeout`` and ``language`` the
+        chat chose (a missing ``turn_timeout`` is the default, ``None`` is off)."""
         if not text:
-            return ChatSettings(chat_id, Rules())
+            return ChatSettings(chat_id, Rules()), set()
         try:
             data = json.loads(text)
             rules = Rules.from_dict({k: v for k, v in data.items() if k in _RULE_NAMES})
-            timeout = data.get("turn_timeout")
             language = data.get("language")
-            _check_timeout(timeout)
             _check_language(language)
         except (ValueError, TypeError, AttributeError, ServiceError) as e:
             log.warning("chat %d: stored settings are unreadable (%s); using defaults", chat_id, e)
-            return ChatSettings(chat_id, Rules())
-        return ChatSettings(chat_id, rules, timeout, language)
+            return ChatSettings(chat_id, Rules()), set()
+        chosen = {k for k in ("turn_timeout", "language") if k in data}
+        timeout = data.get("turn_timeout", DEFAULT_TURN_TIMEOUT)
+        try:
+            _check_timeout(timeout)
+        except InvalidSetting:
+            log.warning("chat %d: stored turn_timeout %r is out of range", chat_id, timeout)
+            timeout = DEFAULT_TURN_TIMEOUT
+            chosen.discard("turn_timeout")
+        return ChatSettings(chat_id, rules, timeout, language), chosen
 
 
 # ---- pure helpers ---------------------------------------------------------------------
@@ -949,6 +1165,10 @@ def _check_timeout(value: Any) -> None:
         raise InvalidSetting(
             f"turn_timeout must be whole seconds from 5 to {_MAX_TIMEOUT}, or none"
         )
+
+
+def _absent(seat: Seat) -> bool:
+    return bool(seat.timeouts or seat.away)
 
 
 def _check_language(value: Any) -> None:

@@ -17,17 +17,27 @@ HUMAN, AI = "human", "ai"
 #: How a game ended: played to the end, a player surrendered (left), or cancelled.
 PLAYED, SURRENDER = "played", "surrender"
 
+#: Seconds a player has for a decision in a chat that never chose a turn time.
+DEFAULT_TURN_TIMEOUT = 60
+
+#: Consecutive timed-out decisions after which a seat counts as away.
+AWAY_AFTER = 3
+
 
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat. ``name`` is the name the engine and records use, unique in the
-    game; AI seats have ``kind == "ai"``, a ``level`` and a negative ``user_id``."""
+    game; AI seats have ``kind == "ai"``, a ``level`` and a negative ``user_id``.
+    ``timeouts`` counts the player's consecutive timed-out decisions; ``away``
+    is set once they reach :data:`AWAY_AFTER`, until he acts again."""
 
     seat: int
     user_id: int
     name: str
     kind: str = HUMAN
     level: str | None = None
+    timeouts: int = 0
+    away: bool = False
 
     @property
     def is_ai(self) -> bool:
@@ -94,6 +104,16 @@ class GameInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Deadline:
+    """A running game's stored turn deadline (a Unix time) for one version."""
+
+    game_id: int
+    chat_id: int
+    version: int
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
 class ApplyResult:
     """What one durable action did. ``game`` is the live engine object: render
     from it right away, do not keep it."""
@@ -134,11 +154,12 @@ class Tally:
 
 @dataclass(frozen=True, slots=True)
 class ChatSettings:
-    """Per-chat settings: the rules for new lobbies, a turn timeout, a language."""
+    """Per-chat settings: the rules for new lobbies, a turn timeout in seconds
+    (``None``: no limit; a chat that never chose one gets the default), a language."""
 
     chat_id: int
     rules: Rules
-    turn_timeout: int | None = None
+    turn_timeout: int | None = DEFAULT_TURN_TIMEOUT
     language: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 import aiosqlite
 
 from .service_errors import DatabaseError
-from .service_types import Ending, MessageRef, Seat, Tally
+from .service_types import Deadline, Ending, MessageRef, Seat, Tally
 
 #: ``PRAGMA application_id`` of our databases: "DRK1". Set by the first migration,
 #: it tells our file from any other SQLite database.
@@ -173,8 +173,34 @@ async def _migrate_1(tx: Tx) -> None:
         await tx.execute(statement)
 
 
+_SCHEMA_2 = (
+    # Consecutive timed-out decisions of the seat's player, and whether that made him away.
+    "ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0 CHECK (timeouts >= 0)",
+    "ALTER TABLE seats ADD COLUMN away INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1))",
+    # A running game's turn deadline for one version; deleted when the game ends.
+    """CREATE TABLE timers (
+        game_id   INTEGER PRIMARY KEY REFERENCES games (game_id),
+        version   INTEGER NOT NULL,
+        deadline  REAL NOT NULL       -- Unix time
+    )""",
+    # A chat's history (newest first) and moving a chat's games to its new id.
+    "CREATE INDEX games_by_chat ON games (chat_id, finished_at)",
+)
+
+
+async def _migrate_2(tx: Tx) -> None:
+    """Turn timers and absent players: ``seats.timeouts``/``away``, ``timers``.
+
+    Stored chat settings are left as they are: version 1 wrote every key on each
+    change, so a stored ``"turn_timeout": null`` stays "no limit" (what the chat
+    saw in its menu), and only chats that never saved settings get the default.
+    """
+    for statement in _SCHEMA_2:
+        await tx.execute(statement)
+
+
 #: Ordered: ``MIGRATIONS[k]`` takes a database from ``user_version`` k to k + 1.
-MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1,)
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -369,6 +395,7 @@ _LOG_ACTION = (
     "INSERT INTO actions (game_id, version, seat, user_id, step, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?)"
 )
+_DROP_TIMER = "DELETE FROM timers WHERE game_id = ?"
 _ADD_TALLY = (
     "INSERT INTO tallies (chat_id, user_id, played, losses, draws) VALUES (?, ?, 1, ?, ?)"
     " ON CONFLICT (chat_id, user_id) DO UPDATE SET played = played + 1,"
@@ -400,6 +427,8 @@ def _action_statements(conn: sqlite3.Connection, w: ActionWrite) -> bool:
     if cursor.rowcount != 1:
         return False
     conn.execute(_LOG_ACTION, (w.game_id, w.version, w.seat, w.user_id, w.step, w.now))
+    if w.ending is not None:
+        conn.execute(_DROP_TIMER, (w.game_id,))
     if w.tallies:
         _tally_statements(conn, w.chat_id, w.tallies)
     return True
@@ -423,6 +452,21 @@ def _action_transaction(conn: sqlite3.Connection, w: ActionWrite) -> bool:
             conn.execute("ROLLBACK")
         raise
     return done
+
+
+_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away"
+_INSERT_SEAT = (
+    "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _seat(r: Sequence[Any]) -> Seat:
+    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]))
+
+
+def _seat_params(game_id: int, s: Seat) -> tuple[Any, ...]:
+    return (game_id, s.seat, s.user_id, s.name, s.kind, s.level, s.timeouts, int(s.away))
 
 
 class Tx:
@@ -527,6 +571,24 @@ class Tx:
         )
         return [int(r[0]) for r in rows]
 
+    async def idle_lobbies(self, before: float) -> list[GameRow]:
+        """Lobbies last changed before ``before`` (a Unix time)."""
+        rows = await self.rows(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'lobby' AND updated_at < ?"
+            " ORDER BY game_id",
+            (before,),
+        )
+        return [GameRow(*r) for r in rows]
+
+    async def ended_game_ids(self, chat_id: int, limit: int) -> list[int]:
+        """The chat's finished and cancelled games, the last to end first."""
+        rows = await self.rows(
+            "SELECT game_id FROM games WHERE chat_id = ? AND status IN ('finished', 'cancelled')"
+            " ORDER BY finished_at DESC, game_id DESC LIMIT ?",
+            (chat_id, limit),
+        )
+        return [int(r[0]) for r in rows]
+
     async def next_game_of(self, game_id: int) -> int | None:
         value = await self.scalar(
             "SELECT game_id FROM games WHERE previous_game_id = ? ORDER BY game_id LIMIT 1",
@@ -597,7 +659,8 @@ class Tx:
     async def end_game(
         self, game_id: int, from_status: str, to_status: str, ending: Ending, now: float
     ) -> bool:
-        """End a lobby or running game without an action (surrender, cancel)."""
+        """End a lobby or running game without an action (surrender, cancel); its
+        timer goes with it."""
         changed = await self.execute(
             "UPDATE games SET status = ?, end_reason = ?, losers = ?, draw = ?, ended_by = ?,"
             " updated_at = ?, finished_at = ? WHERE game_id = ? AND status = ?",
@@ -613,7 +676,10 @@ class Tx:
                 from_status,
             ),
         )
-        return changed == 1
+        if changed != 1:
+            return False
+        await self.execute(_DROP_TIMER, (game_id,))
+        return True
 
     async def repair_snapshot(self, game_id: int, version: int, snapshot: str, now: float) -> None:
         """Make a game's version and snapshot agree with its log again."""
@@ -634,25 +700,99 @@ class Tx:
 
     async def seats(self, game_id: int) -> list[Seat]:
         rows = await self.rows(
-            "SELECT seat, user_id, name, kind, level FROM seats WHERE game_id = ? ORDER BY seat",
-            (game_id,),
+            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
         )
-        return [Seat(*r) for r in rows]
+        return [_seat(r) for r in rows]
 
     async def replace_seats(self, game_id: int, seats: Sequence[Seat]) -> None:
         await self.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-        await self._conn.executemany(
-            "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.name, s.kind, s.level) for s in seats],
-        )
+        await self._conn.executemany(_INSERT_SEAT, [_seat_params(game_id, s) for s in seats])
 
     async def add_seat(self, game_id: int, seat: Seat) -> None:
-        await self.execute(
-            "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, seat.seat, seat.user_id, seat.name, seat.kind, seat.level),
+        await self.execute(_INSERT_SEAT, _seat_params(game_id, seat))
+
+    async def record_timeout(self, game_id: int, seat: int, away_after: int) -> Seat | None:
+        """One more timed-out decision for the seat (away from ``away_after`` on);
+        the updated seat, or ``None`` if the game has no such seat."""
+        found = await self.row(
+            "UPDATE seats SET timeouts = timeouts + 1,"
+            " away = CASE WHEN timeouts + 1 >= ? THEN 1 ELSE away END"
+            f" WHERE game_id = ? AND seat = ? RETURNING {_SEAT_COLUMNS}",
+            (away_after, game_id, seat),
         )
+        return None if found is None else _seat(found)
+
+    async def mark_present(self, game_id: int, user_id: int) -> bool:
+        """Clear the player's timeouts and away flag; ``False`` if nothing changed."""
+        changed = await self.execute(
+            "UPDATE seats SET timeouts = 0, away = 0"
+            " WHERE game_id = ? AND user_id = ? AND (timeouts != 0 OR away != 0)",
+            (game_id, user_id),
+        )
+        return changed == 1
+
+    # ---- timers -------------------------------------------------------------------
+
+    async def set_deadline(self, game_id: int, version: int, deadline: float | None) -> bool:
+        """Store (or with ``None`` drop) the game's deadline; stored only while the
+        game is running at ``version``. ``True`` if stored or dropped."""
+        if deadline is None:
+            await self.execute(_DROP_TIMER, (game_id,))
+            return True
+        changed = await self.execute(
+            "INSERT INTO timers (game_id, version, deadline)"
+            " SELECT game_id, version, ? FROM games"
+            " WHERE game_id = ? AND status = 'running' AND version = ?"
+            " ON CONFLICT (game_id) DO UPDATE"
+            " SET version = excluded.version, deadline = excluded.deadline",
+            (deadline, game_id, version),
+        )
+        return changed == 1
+
+    async def deadlines(self) -> list[Deadline]:
+        """The deadlines of running games, the soonest first."""
+        rows = await self.rows(
+            "SELECT t.game_id, g.chat_id, t.version, t.deadline"
+            " FROM timers t JOIN games g ON g.game_id = t.game_id"
+            " WHERE g.status = 'running' ORDER BY t.deadline, t.game_id"
+        )
+        return [Deadline(*r) for r in rows]
+
+    # ---- chats that move ----------------------------------------------------------
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int, now: float) -> None:
+        """Move a chat's row, games, tallies and group messages to its new id.
+
+        The chats row: the new one's title if it has one, and its settings if it
+        has its own (not ``{}``), else the old ones. Tallies of a player in both
+        are added up; a message the new chat already holds for the same game and
+        kind is kept. The caller must first end one of two open games (the
+        one-open-game-per-chat index would refuse the move)."""
+        await self.execute(
+            "INSERT INTO chats (chat_id, title, settings, updated_at)"
+            " SELECT ?, title, settings, ? FROM chats WHERE chat_id = ?"
+            " ON CONFLICT (chat_id) DO UPDATE SET title = coalesce(chats.title, excluded.title),"
+            " settings = CASE WHEN chats.settings = '{}' THEN excluded.settings"
+            " ELSE chats.settings END, updated_at = excluded.updated_at",
+            (new_chat_id, now, old_chat_id),
+        )
+        await self.execute(
+            "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+        )
+        await self.execute(
+            "INSERT INTO tallies (chat_id, user_id, played, losses, draws)"
+            " SELECT ?, user_id, played, losses, draws FROM tallies WHERE chat_id = ?"
+            " ON CONFLICT (chat_id, user_id) DO UPDATE SET played = played + excluded.played,"
+            " losses = losses + excluded.losses, draws = draws + excluded.draws",
+            (new_chat_id, old_chat_id),
+        )
+        await self.execute("DELETE FROM tallies WHERE chat_id = ?", (old_chat_id,))
+        await self.execute(
+            "UPDATE OR IGNORE messages SET chat_id = ? WHERE chat_id = ?",
+            (new_chat_id, old_chat_id),
+        )
+        await self.execute("DELETE FROM messages WHERE chat_id = ?", (old_chat_id,))
+        await self.execute("DELETE FROM chats WHERE chat_id = ?", (old_chat_id,))
 
     # ---- tallies ------------------------------------------------------------------
 

@@ -202,7 +202,9 @@ def test_refused_join_writes_nothing(tmp_path: Path) -> None:
 async def _poison_commit(tx: Tx) -> None:
     """Make this transaction's COMMIT fail: a foreign key checked only at COMMIT."""
     await tx.execute("PRAGMA defer_foreign_keys = ON")
-    await tx.execute("INSERT INTO seats VALUES (987654, 0, 1, 'ghost', 'human', NULL)")
+    await tx.execute(
+        "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
+    )
 
 
 def test_failed_commit_of_start_leaves_the_lobby(
@@ -263,7 +265,9 @@ def test_failed_commit_of_an_action(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     def act_then_poison(conn: sqlite3.Connection, write: ActionWrite) -> bool:
         done = real(conn, write)
         conn.execute("PRAGMA defer_foreign_keys = ON")
-        conn.execute("INSERT INTO seats VALUES (987654, 0, 1, 'ghost', 'human', NULL)")
+        conn.execute(
+            "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
+        )
         return done
 
     async def body(s: GameService) -> None:

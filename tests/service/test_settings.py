@@ -19,9 +19,7 @@ def test_chat_settings_round_trip(tmp_path: Path) -> None:
 
     async def first(s: GameService) -> None:
         default = await s.chat_settings(CHAT)
-        assert (
-            default.rules == Rules() and default.turn_timeout is None and default.language is None
-        )
+        assert default.rules == Rules() and default.turn_timeout == 60 and default.language is None
         changed = await s.set_chat_settings(
             CHAT, deck=24, transfer=True, throw_in="all", turn_timeout=90, language="uk"
         )
@@ -40,6 +38,7 @@ def test_chat_settings_round_trip(tmp_path: Path) -> None:
         stored = await s.chat_settings(CHAT)
         assert stored.rules == Rules(deck=24, transfer=True, throw_in="all")
         assert stored.language == "uk"
+        assert stored.turn_timeout is None  # "off" stays off, not the default
         info = await s.create_lobby(CHAT, user(0), "Ann")
         assert info.rules == stored.rules  # a new lobby takes the chat's rules
         assert (await s.chat_settings(CHAT - 5)).rules == Rules()  # other chats untouched
@@ -56,6 +55,9 @@ def test_chat_settings_round_trip(tmp_path: Path) -> None:
         {"transfer_by_showing_trump": True},  # needs transfer
         {"teams": "yes"},
         {"turn_timeout": 0},
+        {"turn_timeout": 4},
+        {"turn_timeout": 86401},
+        {"turn_timeout": 90.0},
         {"turn_timeout": True},
         {"turn_timeout": "60"},
         {"language": "english please"},
@@ -69,7 +71,7 @@ def test_invalid_settings_are_refused_and_change_nothing(tmp_path: Path, change:
             await s.set_chat_settings(CHAT, **{"turn_timeout": 30, **change})
         assert e.value.code == "invalid_setting" and str(e.value)
         stored = await s.chat_settings(CHAT)
-        assert stored.rules == Rules(deck=52) and stored.turn_timeout is None
+        assert stored.rules == Rules(deck=52) and stored.turn_timeout == 60  # never set
 
     with_service(tmp_path / "db.sqlite3", body)
 

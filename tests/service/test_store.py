@@ -74,7 +74,9 @@ def test_action_log_is_append_only(tmp_path: Path) -> None:
             )
         # Foreign keys hold (the store turns them on for its connection; here too).
         with pytest.raises(sqlite3.IntegrityError):
-            conn.execute("INSERT INTO seats VALUES (424242, 0, 1, 'x', 'human', NULL)")
+            conn.execute(
+                "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (424242, 0, 1, 'x', 'human', NULL)"
+            )
     finally:
         conn.close()
     assert db_rows(path, "SELECT count(*) FROM actions") == [(3,)]
