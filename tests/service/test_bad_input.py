@@ -203,7 +203,8 @@ async def _poison_commit(tx: Tx) -> None:
     """Make this transaction's COMMIT fail: a foreign key checked only at COMMIT."""
     await tx.execute("PRAGMA defer_foreign_keys = ON")
     await tx.execute(
-        "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
+        "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
+        " VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
     )
 
 
@@ -266,7 +267,8 @@ def test_failed_commit_of_an_action(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         done = real(conn, write)
         conn.execute("PRAGMA defer_foreign_keys = ON")
         conn.execute(
-            "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
+            "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
+            " VALUES (987654, 0, 1, 'ghost', 'human', NULL)"
         )
         return done
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
@@ -12,7 +13,19 @@ from durak.service import GameService
 from durak.service_errors import DatabaseError
 from durak.store import APPLICATION_ID, SCHEMA_VERSION, Store, Tx
 
-from .helpers import CHAT, db_rows, lobby, run, started, user, with_service
+from .helpers import (
+    CHAT,
+    db_rows,
+    lobby,
+    play_out,
+    run,
+    started,
+    state,
+    step,
+    stored_replay,
+    user,
+    with_service,
+)
 
 
 def test_fresh_database_is_stamped(tmp_path: Path) -> None:
@@ -75,7 +88,8 @@ def test_action_log_is_append_only(tmp_path: Path) -> None:
         # Foreign keys hold (the store turns them on for its connection; here too).
         with pytest.raises(sqlite3.IntegrityError):
             conn.execute(
-                "INSERT INTO seats (game_id, seat, user_id, name, kind, level) VALUES (424242, 0, 1, 'x', 'human', NULL)"
+                "INSERT INTO seats (game_id, seat, user_id, name, kind, level)"
+                " VALUES (424242, 0, 1, 'x', 'human', NULL)"
             )
     finally:
         conn.close()
@@ -145,3 +159,122 @@ def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
                 pass
 
     run(body())
+
+
+_V1_COLUMNS = {
+    "chats": "chat_id, title, settings, updated_at",
+    "users": "user_id, name, language, updated_at",
+    "games": "*",
+    "seats": "game_id, seat, user_id, name, kind, level",
+    "actions": "*",
+    "tallies": "*",
+    "messages": "*",
+}
+
+
+def _v1_database(path: Path, source: Path) -> None:
+    """A schema-1 database (made by migration 1 alone) holding ``source``'s rows,
+    with chat settings as version 1 wrote them (every key, on every change)."""
+
+    async def schema_1() -> None:
+        store = await Store.open(path)
+        await store.close()
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:1])
+        m.setattr(store_module, "SCHEMA_VERSION", 1)
+        run(schema_1())
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+        saved = triggers.fetchall()
+        conn.execute("BEGIN")
+        for name, _ in saved:  # the log's guards would refuse a copy of a whole log
+            conn.execute(f"DROP TRIGGER {name}")
+        conn.execute("ATTACH ? AS src", (str(source),))
+        for table, columns in _V1_COLUMNS.items():
+            names = "" if columns == "*" else f" ({columns})"
+            conn.execute(f"INSERT INTO main.{table}{names} SELECT {columns} FROM src.{table}")
+        conn.execute(
+            "UPDATE chats SET settings = ? WHERE chat_id = ?",
+            ('{"deck":24,"turn_timeout":null,"language":"uk"}', CHAT - 1),
+        )
+        for _, sql in saved:
+            conn.execute(sql)
+        conn.execute("COMMIT")
+        conn.execute("DETACH src")
+    finally:
+        conn.close()
+    assert db_rows(path, "PRAGMA user_version") == [(1,)]
+    assert "timeouts" not in {r[1] for r in db_rows(path, "PRAGMA table_info(seats)")}
+
+
+def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
+    source = tmp_path / "source.sqlite3"
+
+    async def fill(s: GameService) -> tuple[int, int]:
+        done = await started(s, 3, seed=31)
+        await play_out(s, done, random.Random(31))
+        await s.set_message(done.game_id, "table", CHAT, 41)
+        nxt = await s.play_again(done.game_id, user(0))
+        for k in range(5):
+            await step(s, nxt, random.Random(k), k)
+        await s.set_chat_settings(CHAT - 1, deck=24, turn_timeout=None, language="uk")
+        await lobby(s, 2, chat=CHAT - 1)
+        await s.set_user_language(user(1), "pl")
+        return done.game_id, nxt.game_id
+
+    done_id, running_id = with_service(source, fill)
+    path = tmp_path / "v1.sqlite3"
+    _v1_database(path, source)
+    before = {t: db_rows(path, f"SELECT * FROM {t} ORDER BY 1, 2") for t in _V1_COLUMNS}
+    assert before["tallies"] and before["actions"] and before["messages"]
+
+    async def upgraded(s: GameService) -> None:
+        assert await s.store.check(full=True) == []
+        assert (await s.tally(CHAT, user(0))).played == 1
+        running = await s.game(running_id)
+        assert running.status == "running" and running.version == 5
+        assert [(x.timeouts, x.away) for x in running.seats] == [(0, False)] * 3
+        assert state(running.game) == state(stored_replay(path, running_id))  # type: ignore[arg-type]
+        assert (await s.game(done_id)).ending is not None
+        # Version 1 stored "turn_timeout": null with every change: it stays "no limit".
+        assert (await s.chat_settings(CHAT - 1)).turn_timeout is None
+        assert (await s.chat_settings(CHAT - 1)).language == "uk"
+        assert (await s.chat_settings(CHAT)).turn_timeout == 60  # never saved any
+        assert (await s.user_settings(user(1))).language == "pl"
+        assert await s.deadlines() == []
+        # The new columns and table work on the old rows.
+        assert (await s.record_timeout(running_id, 2)).timeouts == 1
+        assert await s.set_deadline(running_id, 5, 123.0)
+        await s.join(CHAT - 1, user(5), "Fay")
+        await step(s, running, random.Random(9), 5)
+
+    with_service(path, upgraded)
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(2,)]
+    assert db_rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
+    columns = {r[1]: r for r in db_rows(path, "PRAGMA table_info(seats)")}
+    assert columns["timeouts"][2:5] == ("INTEGER", 1, "0")  # type, not null, default
+    assert columns["away"][2:5] == ("INTEGER", 1, "0")
+    assert [r[1] for r in db_rows(path, "PRAGMA table_info(timers)")] == [
+        "game_id",
+        "version",
+        "deadline",
+    ]
+    # Every old row is still there, unchanged (rows written after the upgrade aside).
+    after = {
+        t: db_rows(path, f"SELECT {_V1_COLUMNS[t]} FROM {t} ORDER BY 1, 2") for t in _V1_COLUMNS
+    }
+    for table, rows in before.items():
+        if table == "games":  # the running game and the lobby moved on
+            continue
+        assert set(rows) <= set(after[table]), table
+    games = {r[0]: r for r in after["games"]}
+    assert games[done_id] == {r[0]: r for r in before["games"]}[done_id]
+    assert db_rows(
+        path, "SELECT seat, timeouts, away FROM seats WHERE game_id = ?", (running_id,)
+    ) == [
+        (0, 0, 0),
+        (1, 0, 0),
+        (2, 1, 0),
+    ]
