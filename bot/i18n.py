@@ -1,21 +1,29 @@
 """Translations: gettext catalogs per language, chosen per update.
 
 The language lives in a ``ContextVar`` (never a global), so concurrent updates
-for users with different languages cannot mix. Catalogs live in
-``bot/locales/<lang>/LC_MESSAGES/durak.mo``; a language without a catalog
-reads English (the msgids).
+for users with different languages cannot mix. Catalogs are the ``.po`` files
+in ``bot/locales/<lang>/LC_MESSAGES/durak.po``, compiled in memory on first use
+(no build step, no stale ``.mo``); English is the msgids themselves, and so is
+any message a catalog has not translated yet.
 """
 
 from __future__ import annotations
 
 import gettext
+import io
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
+from .locales import po
+
+log = logging.getLogger(__name__)
+
 LOCALES = Path(__file__).parent / "locales"
+DOMAIN = "durak"
 DEFAULT = "en"
 SUPPORTED = ("en", "ru", "uk", "pl")
 LANGUAGE_NAMES = {"en": "English", "ru": "Русский", "uk": "Українська", "pl": "Polski"}
@@ -32,9 +40,22 @@ def pick(code: str | None) -> str:
     return DEFAULT
 
 
+def catalog_path(lang: str) -> Path:
+    return LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
 @cache
 def _catalog(lang: str) -> gettext.NullTranslations:
-    return gettext.translation("durak", LOCALES, languages=[lang], fallback=True)
+    """The language's ``.po`` compiled to ``.mo`` bytes in memory and read by the
+    stdlib's own ``GNUTranslations`` (plural rules from the header included)."""
+    path = catalog_path(lang)
+    if lang == DEFAULT or not path.exists():
+        return gettext.NullTranslations()
+    try:
+        return gettext.GNUTranslations(io.BytesIO(po.mo_bytes(po.read(path))))
+    except (OSError, ValueError):  # the tests keep this from happening
+        log.exception("the %s catalog is broken; speaking English", lang)
+        return gettext.NullTranslations()
 
 
 @contextmanager

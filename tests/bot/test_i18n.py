@@ -1,0 +1,433 @@
+"""Translations: every message of the bot in every catalog, placeholders and tags
+intact, the three plural forms of ru/uk/pl, languages per task, and whole games
+rendered in each language with no English left over."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import i18n, keyboards, render
+from bot import settings as menu
+from bot.i18n import N_, _, language, n_
+from bot.locales import extract, po
+from durak import Game, Rules
+from durak.selfplay import random_step
+from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally
+from durak.view import Outcome
+
+LANGS = extract.languages()
+MESSAGES, UNSEEN = extract.find()
+
+
+def catalog(lang: str) -> po.Catalog:
+    return po.read(i18n.catalog_path(lang))
+
+
+# ---- extraction finds what it should -------------------------------------------------
+
+
+def test_extraction_reads_markers_and_reports_built_texts():
+    source = (
+        "x = _('plain')\n"
+        "y = N_('marked ' 'later')\n"
+        "z = n_('{n} card', '{n} cards', k)\n"
+        "w = _(f'built {x}')\n"
+        "v = _('a' + b)\n"
+        "u = _(note)\n"
+        "t = other('not a message')\n"
+    )
+    found, unseen = extract.scan(source, "bot/example.py")
+    assert [(m.msgid, m.msgid_plural, m.line) for m in found] == [
+        ("plain", None, 1),
+        ("marked later", None, 2),
+        ("{n} card", "{n} cards", 3),
+    ]
+    assert [(u.line, "f-string" in u.why) for u in unseen] == [(4, True), (5, False)]
+
+
+def test_the_bot_builds_no_text_that_extraction_cannot_see():
+    assert UNSEEN == []
+    assert extract.conflicts(MESSAGES) == []
+
+
+def test_tables_translated_later_are_marked():
+    """Strings kept in tables and translated where shown must be marked ``N_``."""
+    ids = {m.msgid for m in MESSAGES}
+    assert len(ids) > 100
+    assert set(render.REFUSALS.values()) <= ids
+    assert render.refusal("no such code") in ids
+    assert set(menu.LABELS.values()) <= ids
+
+
+# ---- the catalogs are complete ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_message_is_translated(lang):
+    """The test that fails when a catalog misses a message: run
+    ``python -m bot.locales extract`` and translate what it adds."""
+    entries = catalog(lang).active()
+    missing, empty = [], []
+    for m in MESSAGES:
+        e = entries.get(m.msgid)
+        if e is None or e.msgid_plural != m.msgid_plural:
+            missing.append(f"{m.file}:{m.line}: {m.msgid!r}")
+        elif not e.translated:
+            empty.append(f"{m.file}:{m.line}: {m.msgid!r}")
+    assert not missing, f"{lang}: not in the catalog:\n" + "\n".join(missing)
+    assert not empty, f"{lang}: untranslated or fuzzy:\n" + "\n".join(empty)
+
+
+PLURAL_FORMS = {
+    "ru": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 "
+    "&& (n%100<10 || n%100>=20) ? 1 : 2);",
+    "uk": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 "
+    "&& (n%100<10 || n%100>=20) ? 1 : 2);",
+    "pl": "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_catalog_headers(lang):
+    headers = catalog(lang).headers()
+    assert headers["Language"] == lang
+    assert headers["Content-Type"] == "text/plain; charset=UTF-8"
+    assert headers["Plural-Forms"] == PLURAL_FORMS[lang]
+    for e in catalog(lang).active().values():
+        assert len(e.msgstr) == (3 if e.msgid_plural else 1), e.msgid
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_catalogs_are_as_extraction_writes_them(lang):
+    """No hand-made drift: no message the code dropped still counted as used,
+    and the file is in the writer's layout (so extraction makes clean diffs)."""
+    path = i18n.catalog_path(lang)
+    text = path.read_text(encoding="utf-8")
+    c = po.parse(text, str(path))
+    extract.update(c, MESSAGES)
+    assert po.dumps(c) == text, "run: python -m bot.locales extract"
+
+
+# ---- placeholders and tags survive translation ---------------------------------------
+
+
+def fields(text: str) -> set[str]:
+    """The ``{placeholders}`` of a text; ``ValueError`` for stray braces."""
+    return {name for _lit, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+def tags(text: str) -> list[str]:
+    return sorted(re.findall(r"<[^>]*>", text))
+
+
+def mismatches(msgid: str, msgstr: str) -> list[str]:
+    out = []
+    try:
+        if fields(msgstr) != fields(msgid):
+            out.append(f"placeholders {sorted(fields(msgstr))} != {sorted(fields(msgid))}")
+    except ValueError as e:
+        out.append(f"braces: {e}")
+    if tags(msgstr) != tags(msgid):
+        out.append(f"tags {tags(msgstr)} != {tags(msgid)}")
+    return out
+
+
+def test_the_placeholder_check_can_fail():
+    assert mismatches("Show {card}", "Показать {card}") == []
+    assert mismatches("Show {card}", "Показать {karta}")
+    assert mismatches("Show {card}", "Показать {card")
+    assert mismatches('<a href="{link}">Back</a>', '<a href="{link}">Назад')
+    assert mismatches("<b>Durak</b>", "<i>Дурак</i>")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_placeholders_and_tags_match(lang):
+    bad = []
+    for e in catalog(lang).active().values():
+        sources = [e.msgid] if e.msgid_plural is None else [e.msgid_plural] * len(e.msgstr)
+        for source, text in zip(sources, e.msgstr, strict=True):
+            if text:
+                bad += [f"{e.msgid!r} -> {text!r}: {p}" for p in mismatches(source, text)]
+    assert not bad, "\n".join(bad)
+
+
+# ---- plural forms ---------------------------------------------------------------------
+
+PLURALS = {
+    "en": {1: "1 card", 2: "2 cards", 5: "5 cards", 11: "11 cards", 21: "21 cards"},
+    "ru": {1: "1 карта", 2: "2 карты", 5: "5 карт", 11: "11 карт", 21: "21 карта", 22: "22 карты",
+           25: "25 карт", 111: "111 карт", 0: "0 карт"},
+    "uk": {1: "1 карта", 2: "2 карти", 5: "5 карт", 11: "11 карт", 21: "21 карта", 22: "22 карти",
+           25: "25 карт", 112: "112 карт", 0: "0 карт"},
+    "pl": {1: "1 karta", 2: "2 karty", 5: "5 kart", 11: "11 kart", 21: "21 kart", 22: "22 karty",
+           25: "25 kart", 12: "12 kart", 0: "0 kart"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", sorted(PLURALS))
+def test_plural_forms(lang):
+    with language(lang):
+        got = {k: n_("{n} card", "{n} cards", k).format(n=k) for k in PLURALS[lang]}
+    assert got == PLURALS[lang]
+
+
+def test_every_plural_form_is_used_in_each_language():
+    """ru/uk/pl each pick all three forms for the counts a game shows (0 to 36)."""
+    for lang in LANGS:
+        with language(lang):
+            forms = {n_("{n} player:", "{n} players:", k).format(n=k) for k in (1, 2, 5)}
+        assert len(forms) == 3, (lang, forms)
+
+
+# ---- the language belongs to the task --------------------------------------------------
+
+
+def test_languages_do_not_mix_between_concurrent_tasks():
+    async def main() -> None:
+        ru_in, pl_in, ru_checked = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def russian() -> str:
+            with language("ru"):
+                ru_in.set()
+                await pl_in.wait()  # the Polish task is inside its own block now
+                text = _("Rules in force")
+                ru_checked.set()
+                return text
+
+        async def polish() -> str:
+            await ru_in.wait()
+            with language("pl"):
+                pl_in.set()
+                await ru_checked.wait()
+                return _("Rules in force")
+
+        ru, pl = await asyncio.gather(russian(), polish())
+        assert (ru, pl) == ("Действующие правила", "Obowiązujące zasady")
+        assert i18n.current() == i18n.DEFAULT and _("Rules in force") == "Rules in force"
+
+    asyncio.run(main())
+
+
+def test_unknown_language_and_english_read_the_msgids():
+    for lang in ("en", "xx"):
+        with language(lang):
+            assert _("Rules in force") == "Rules in force"
+            assert N_("Durak") == "Durak"
+
+
+# ---- whole games in every language ------------------------------------------------------
+
+VARIANTS = [
+    (Rules(), 3, "first"),
+    (Rules(transfer=True, transfer_by_showing_trump=True, trump_exchange=True), 4, "first"),
+    (Rules(teams=True, throw_in="all"), 4, "first"),
+    (Rules(deck=52, first_bout_limit=5, six_cap_after_stock=False), 5, "first"),
+    (Rules(deck=24, attack_loser=True), 2, "after_loss"),
+    (Rules(), 2, "after_loss"),
+]
+
+
+def names(n: int) -> tuple[Seat, ...]:
+    return tuple(Seat(i, 100 + i, f"P<{i}>") for i in range(n))
+
+
+def rendered_game(rules: Rules, players: int, series: str, seed: int) -> Iterator[str]:
+    """Every text and button label the bot shows for one random game."""
+    seats = names(players)
+    loser = 0 if series == "after_loss" else None
+    game = Game.from_seed(rules, [s.name for s in seats], seed, series, previous_loser=loser)
+    rng = random.Random(seed)
+    step = 0
+    while True:
+        left = (None, 250, 75, 25, 5)[step % 5]
+        yield render.table_text(render.Table(1, step, "Group", seats, game.view(None), None, left))
+        for s in range(players):
+            view = game.view(s)
+            yield render.panel_text(render.Table(1, step, "Group", seats, view, None, left))
+            yield from labels(keyboards.panel(1, step, view))
+            for c in view.hand:
+                options = keyboards.card_actions(view, c)
+                if len(options) > 1:
+                    yield from labels(keyboards.choice(1, step, options))
+        if game.result is not None:
+            break
+        game.apply(*random_step(game, rng))
+        step += 1
+    yield render.outcome_line(seats, game.result, None)
+    yield from labels(keyboards.ended("durakbot", 1))
+    yield from labels(keyboards.table("durakbot", 1, over=True))
+
+
+def labels(markup) -> list[str]:
+    return [b.text for row in markup.inline_keyboard for b in row]
+
+
+def other_texts() -> Iterator[str]:
+    seats = names(4)
+    for rules, players, _series in VARIANTS:
+        yield render.lobby_text(names(players), rules, "P<0>")
+        yield render.lobby_text(names(1), rules, "P<0>", closed=_("The game was cancelled."))
+        yield render.rules_text(rules)
+    yield render.help_text()
+    yield render.stats_text([], "Group")
+    yield render.stats_text([Tally(1, 100, "P<0>", 21, 5, 1), Tally(1, 101, "", 2, 1, 0)], "Group")
+    yield render.outcome_line(seats, None, Ending(SURRENDER, (2,)))
+    yield render.outcome_line(seats, None, Ending("cancelled"))
+    yield render.outcome_line(seats, Outcome((0, 2)), None)
+    yield render.outcome_line(seats, Outcome(draw=True), None)
+    yield from labels(keyboards.lobby(1))
+    yield from labels(keyboards.table("durakbot", 1, over=False))
+    yield from (render.refusal(code) for code in [*render.REFUSALS, "unknown"])
+    for seconds in (600, 95, 61, 31, 29, 3):
+        yield render.time_left(seconds)
+    settings = ChatSettings(1, Rules())
+    changed = ChatSettings(1, Rules(deck=52, transfer=True, throw_in="all"), None, "pl")
+    for s in (settings, changed):
+        yield menu.menu_text(s)
+        yield from labels(menu.menu_keyboard(s))
+
+
+def english_phrases() -> set[str]:
+    """Runs of more than three words of the msgids, between placeholders and tags."""
+    out = set()
+    for m in MESSAGES:
+        for text in (m.msgid, m.msgid_plural or ""):
+            for piece in re.split(r"\{\w*\}|<[^>]*>", text):
+                piece = piece.strip(" .,:;!?()")
+                if len(piece.split()) > 3:
+                    out.add(piece)
+    return out
+
+
+def all_texts(seed: int) -> list[str]:
+    texts = list(other_texts())
+    for i, (rules, players, series) in enumerate(VARIANTS):
+        texts += rendered_game(rules, players, series, seed + i)
+    return texts
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGS])
+def test_whole_games_render_in_every_language(lang):
+    phrases = english_phrases()
+    with language(lang):
+        texts = all_texts(seed=7)
+    blob = "\n".join(texts)
+    leftover = sorted(p for p in phrases if p in blob)
+    if lang == "en":
+        assert len(leftover) > 30  # the check below would see English
+    else:
+        assert not leftover, f"{lang}: English left in the texts:\n" + "\n".join(leftover)
+        assert not re.search(r"\{\w*\}", blob)  # a placeholder the format did not fill
+
+
+def test_the_games_render_every_kind_of_text():
+    """The games above reach the texts that matter: openings, waits, takes, endings."""
+    with language("en"):
+        blob = "\n".join(all_texts(seed=7))
+    for needle in (
+        "opened the game with the lowest trump",
+        "opened against last game's fool",
+        "Last game's fool dealt",
+        "to cover or take",
+        "to throw in or pass",
+        "takes the cards",
+        "The table is empty",
+        "is the durak!",
+        "Team P&lt;0&gt;, P&lt;2&gt; lost",
+        "out, safe",
+        "about 4 minutes left",
+    ):
+        assert needle in blob, needle
+
+
+def test_a_broken_catalog_falls_back_to_english(tmp_path: Path, monkeypatch):
+    (tmp_path / "ru" / "LC_MESSAGES").mkdir(parents=True)
+    (tmp_path / "ru" / "LC_MESSAGES" / "durak.po").write_text('msgid "x"\nmsgstr "y', "utf-8")
+    monkeypatch.setattr(i18n, "LOCALES", tmp_path)
+    i18n._catalog.cache_clear()
+    try:
+        with language("ru"):
+            assert _("Rules in force") == "Rules in force"
+    finally:
+        monkeypatch.undo()
+        i18n._catalog.cache_clear()
+    with language("ru"):
+        assert _("Rules in force") == "Действующие правила"
+
+
+# ---- the .po reader, writer and compiler --------------------------------------------------
+
+SAMPLE = r"""# A comment
+msgid ""
+msgstr ""
+"Language: ru\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+"Plural-Forms: RU_PLURALS\n"
+
+#: bot/render.py
+#, python-brace-format
+msgid "Say \"{word}\"\tnow"
+msgstr ""
+"Скажи «{word}»\n"
+"сейчас"
+
+msgid "{n} card"
+msgid_plural "{n} cards"
+msgstr[0] "{n} карта"
+msgstr[1] "{n} карты"
+msgstr[2] "{n} карт"
+
+#, fuzzy
+msgid "Guess"
+msgstr "Догадка"
+
+msgid "Empty"
+msgstr ""
+
+#~ msgid "Old"
+#~ msgstr "Старое"
+""".replace("RU_PLURALS", PLURAL_FORMS["ru"])
+
+
+def test_po_round_trip_and_compile():
+    import gettext
+    import io
+
+    c = po.parse(SAMPLE)
+    assert po.parse(po.dumps(c)).entries == c.entries
+    assert [e.msgid for e in c.entries if e.obsolete] == ["Old"]
+    t = gettext.GNUTranslations(io.BytesIO(po.mo_bytes(c)))
+    assert t.gettext('Say "{word}"\tnow') == "Скажи «{word}»\nсейчас"
+    assert [t.ngettext("{n} card", "{n} cards", k) for k in (1, 3, 7)] == [
+        "{n} карта",
+        "{n} карты",
+        "{n} карт",
+    ]
+    assert t.gettext("Guess") == "Guess"  # fuzzy: not used
+    assert t.gettext("Empty") == "Empty"
+    assert t.gettext("Old") == "Old"
+
+
+def test_extraction_update_keeps_translations_and_marks_the_rest():
+    c = po.parse(SAMPLE)
+    found, _unseen = extract.scan("_('Guess!')\n_('Empty')\n_('New one')\n", "bot/x.py")
+    extract.update(c, found)
+    active = c.active()
+    assert list(active) == ["Guess!", "Empty", "New one"]
+    assert active["Guess!"].fuzzy and active["Guess!"].msgstr == ["Догадка"]
+    assert active["New one"].msgstr == [""] and not active["New one"].fuzzy
+    obsolete = {e.msgid for e in c.entries if e.obsolete}
+    assert obsolete == {'Say "{word}"\tnow', "{n} card", "Guess", "Old"}
+
+
+@pytest.mark.parametrize("bad", ['msgid "x"\nmsgstr "y', 'msgid "a"\nmsgstr "b"\nwhat "c"'])
+def test_po_errors_name_the_line(bad):
+    with pytest.raises(po.PoError):
+        po.parse('msgid ""\nmsgstr ""\n\n' + bad)
