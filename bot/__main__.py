@@ -7,8 +7,6 @@ import sys
 
 from .config import ConfigError, from_env, parse_args
 
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
-
 
 def main(argv: list[str] | None = None) -> int:
     parse_args(sys.argv[1:] if argv is None else argv)
@@ -17,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
-    from .app import build_application, setup_logging
+    from .app import ALLOWED_UPDATES, build_application, setup_logging
 
     setup_logging(config.log_level)
     app = build_application(config)

@@ -12,7 +12,10 @@ from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
+    MessageHandler,
+    filters,
 )
 
 from durak.service import GameService
@@ -24,12 +27,16 @@ from .config import Config
 from .handlers import Handlers
 from .i18n import _, language
 from .languages import Languages
+from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
+from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 
 __all__ = ["DurakBot", "build_application", "setup_logging"]
+
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 
 
 def setup_logging(level: str) -> None:
@@ -52,6 +59,12 @@ class DurakBot:
     presenter: Presenter | None = None
     handlers: Handlers | None = None
     langs: Languages | None = None
+    timers: TurnTimers | None = None
+    lifecycle: Lifecycle | None = None
+    away_delay: float = 1.0
+    sweep_every: float = 60.0
+    lobby_idle: float = 15 * 60
+    time_scale: float = 1.0  # tests: how much faster the turn clock runs
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -62,13 +75,28 @@ class DurakBot:
         titles = Titles(app.bot)
         self.langs = Languages(self.service)
         self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
+        self.timers = TurnTimers(
+            self.service,
+            self.presenter.changed,
+            self.presenter.show,
+            away_delay=self.away_delay,
+            time_scale=self.time_scale,
+        )
+        self.presenter.timers = self.timers
         self.handlers = Handlers(self.service, self.presenter)
+        self.lifecycle = Lifecycle(self.handlers)
+        self.handlers.lifecycle = self.lifecycle
         self._register(app)
         await self.outbox.start()
         await self._set_commands(app)
         await self.resume()
+        self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
+        if self.lifecycle is not None:
+            await self.lifecycle.stop()
+        if self.timers is not None:
+            await self.timers.close()
         if self.outbox is not None:
             await self.outbox.stop(drain=True, timeout=5.0)
         if self.service is not None:
@@ -85,7 +113,15 @@ class DurakBot:
         app.add_handler(CommandHandler("stats", local(h.stats)))
         app.add_handler(CommandHandler("leave", local(h.leave)))
         app.add_handler(CommandHandler("settings", local(h.settings)))
+        life = self.lifecycle
+        assert life is not None
+        app.add_handler(CommandHandler("cancel", local(life.cancel)))
+        app.add_handler(CommandHandler("kick", local(life.kick)))
+        app.add_handler(CommandHandler("history", local(life.history)))
+        app.add_handler(CommandHandler("language", local(life.language_menu)))
         app.add_handler(CallbackQueryHandler(local(h.button)))
+        app.add_handler(ChatMemberHandler(life.membership, ChatMemberHandler.MY_CHAT_MEMBER))
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, life.migrated))
         app.add_error_handler(h.error)
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -95,9 +131,16 @@ class DurakBot:
             BotCommand("stats", _("who was the durak how often")),
             BotCommand("leave", _("leave the lobby or give up the game")),
             BotCommand("settings", _("house rules and turn time (admins)")),
+            BotCommand("history", _("recent games and their fools")),
+            BotCommand("cancel", _("cancel the lobby or game (creator or admin)")),
+            BotCommand("kick", _("reply to a player: he leaves the game (admins)")),
             BotCommand("help", _("how to play")),
         ]
-        private = [BotCommand("start", _("start")), BotCommand("help", _("how to play"))]
+        private = [
+            BotCommand("start", _("start")),
+            BotCommand("language", _("choose your language")),
+            BotCommand("help", _("how to play")),
+        ]
         try:
             await app.bot.set_my_commands(group, scope=BotCommandScopeAllGroupChats())
             await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
@@ -113,6 +156,9 @@ class DurakBot:
         for info in games:
             for m in info.messages:
                 self.outbox.remember(m.chat_id, slot(m.kind, info.game_id), m.message_id)
+        assert self.timers is not None
+        await self.timers.resume(games)
+        for info in games:
             await self.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))

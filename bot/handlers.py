@@ -7,7 +7,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Chat, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
@@ -23,8 +23,11 @@ from durak.service_types import LOBBY, RUNNING, GameInfo
 from . import callbacks as cb
 from . import keyboards, render
 from . import settings as menu
-from .i18n import DEFAULT, _, language
+from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
+
+if TYPE_CHECKING:
+    from .lifecycle import Lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +57,7 @@ class Handlers:
         self.presenter = presenter
         self.outbox = presenter.outbox
         self.langs = presenter.langs
+        self.lifecycle: Lifecycle | None = None
         self._seen: OrderedDict[str, None] = OrderedDict()
 
     def localized(self, handler: Handler) -> Handler:
@@ -74,10 +78,10 @@ class Handlers:
 
     # ---- helpers ------------------------------------------------------------------
 
-    def _reply(self, chat_id: int, text: str, markup: Any = None) -> None:
+    def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
         self.outbox.send(chat_id, text, markup, priority=2)
 
-    async def _is_admin(self, context: Context, chat: Chat, user_id: int) -> bool:
+    async def is_admin(self, context: Context, chat: Chat, user_id: int) -> bool:
         if chat.type == ChatType.PRIVATE:
             return False
         try:
@@ -86,7 +90,7 @@ class Handlers:
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
-    def _in_group(self, update: Update) -> bool:
+    def in_group(self, update: Update) -> bool:
         chat = update.effective_chat
         return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
 
@@ -100,8 +104,8 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        if not self._in_group(update):
-            self._reply(chat.id, _("Start a game in a group: add me there and send /newgame."))
+        if not self.in_group(update):
+            self.reply(chat.id, _("Start a game in a group: add me there and send /newgame."))
             return
         self._note_chat(chat)
         open_now = await self.service.active_game(chat.id)
@@ -109,13 +113,13 @@ class Handlers:
             await self.presenter.lobby(open_now, repost=True)
             return
         if open_now is not None:
-            self._reply(chat.id, render.refusal("game_running"))
+            self.reply(chat.id, render.refusal("game_running"))
             await self.presenter.game(open_now.game_id, open_now)
             return
         try:
             info = await self.service.create_lobby(chat.id, user.id, display_name(user), chat.title)
         except ServiceError as e:
-            self._reply(chat.id, render.refusal(e.code))
+            self.reply(chat.id, render.refusal(e.code))
             return
         await self.presenter.lobby(info)
 
@@ -137,11 +141,11 @@ class Handlers:
             except ServiceError:
                 info = None
             if info is None or info.seat_of(user.id) is None:
-                self._reply(chat.id, render.refusal("not_in_game"))
+                self.reply(chat.id, render.refusal("not_in_game"))
             else:
                 await self.presenter.panel(info, user.id, notify=True)
         else:
-            self._reply(chat.id, render.help_text())
+            self.reply(chat.id, render.help_text())
 
     async def _join_from_private(self, user: User, game_id: int) -> None:
         try:
@@ -150,7 +154,7 @@ class Handlers:
                 raise NoLobby("not a lobby")
             info = await self.service.join(lobby.chat_id, user.id, display_name(user))
         except ServiceError as e:
-            self._reply(user.id, render.refusal(e.code))
+            self.reply(user.id, render.refusal(e.code))
             return
         await self._joined(info, user.id)
 
@@ -164,12 +168,12 @@ class Handlers:
         )
         if link:
             text += "\n" + _('<a href="{link}">Back to the group</a>').format(link=link)
-        self._reply(user_id, text)
+        self.reply(user_id, text)
         await self.presenter.lobby(info)
 
     async def help(self, update: Update, context: Context) -> None:
         if update.effective_chat is not None:
-            self._reply(update.effective_chat.id, render.help_text())
+            self.reply(update.effective_chat.id, render.help_text())
 
     async def rules(self, update: Update, context: Context) -> None:
         chat = update.effective_chat
@@ -179,38 +183,37 @@ class Handlers:
         rules = (
             info.rules if info is not None else (await self.service.chat_settings(chat.id)).rules
         )
-        self._reply(chat.id, render.rules_text(rules))
+        self.reply(chat.id, render.rules_text(rules))
 
     async def stats(self, update: Update, context: Context) -> None:
         chat = update.effective_chat
         if chat is None:
             return
-        if not self._in_group(update):
-            self._reply(chat.id, _("The tally is kept per group: ask there with /stats."))
+        if not self.in_group(update):
+            self.reply(chat.id, _("The tally is kept per group: ask there with /stats."))
             return
         self._note_chat(chat)
         board = await self.service.leaderboard(chat.id, limit=20)
-        self._reply(chat.id, render.stats_text(board, chat.title or ""))
+        self.reply(chat.id, render.stats_text(board, chat.title or ""))
 
     async def leave(self, update: Update, context: Context) -> None:
         chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None or not self._in_group(update):
+        if chat is None or user is None or not self.in_group(update):
             return
         try:
             result = await self.service.leave(chat.id, user.id)
         except ServiceError as e:
-            self._reply(chat.id, render.refusal(e.code))
+            self.reply(chat.id, render.refusal(e.code))
             return
         info = result.info
         if result.outcome == "surrendered":
-            await self.presenter.game(info.game_id, info)
-            await self.presenter.ended(info)
+            await self.presenter.changed(info, finished=True)
         elif result.outcome == "closed":
-            await self.presenter.lobby(info, note=_("Everyone left; the lobby is closed."))
+            await self.presenter.lobby(info, note=N_("Everyone left; the lobby is closed."))
         else:
             await self.presenter.lobby(info)
 
-    async def _may_configure(self, context: Context, chat: Chat, user_id: int) -> bool:
+    async def may_configure(self, context: Context, chat: Chat, user_id: int) -> bool:
         """Chat admins; in a group without (human) admins, anyone."""
         try:
             admins = await context.bot.get_chat_administrators(chat.id)
@@ -223,11 +226,11 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None:
             return
-        if not self._in_group(update):
-            self._reply(chat.id, _("Settings belong to a group: send /settings there."))
+        if not self.in_group(update):
+            self.reply(chat.id, _("Settings belong to a group: send /settings there."))
             return
-        if not await self._may_configure(context, chat, user.id):
-            self._reply(chat.id, render.refusal("admins_only"))
+        if not await self.may_configure(context, chat, user.id):
+            self.reply(chat.id, render.refusal("admins_only"))
             return
         current = await self.service.chat_settings(chat.id)
         self.outbox.show(
@@ -242,7 +245,7 @@ class Handlers:
     async def _setting_button(
         self, context: Context, chat: Chat, user: User, code: str
     ) -> dict[str, Any]:
-        if not await self._may_configure(context, chat, user.id):
+        if not await self.may_configure(context, chat, user.id):
             return {"text": render.refusal("admins_only"), "show_alert": True}
         if code == menu.CLOSE:
             current = await self.service.chat_settings(chat.id)
@@ -300,6 +303,8 @@ class Handlers:
             self._note_chat(message.chat)
         if data.kind == "g":
             return await self._move(user, message.message_id if message else None, data)
+        if data.kind == "o" and (data.setting or "").startswith("u") and self.lifecycle:
+            return await self.lifecycle.language_button(user.id, data.setting or "")
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
@@ -311,7 +316,7 @@ class Handlers:
             return await self._record(chat.id, data.game_id)
         if data.kind == "r":
             info = await self.service.play_again(data.game_id, user.id)
-            await self.presenter.game(info.game_id, info)
+            await self.presenter.changed(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
         lobby = await self.service.lobby(chat.id)
         if lobby is None or lobby.game_id != data.game_id:
@@ -320,15 +325,15 @@ class Handlers:
             return await self._join_button(context, lobby, user)
         if data.kind == "l":
             result = await self.service.leave(chat.id, user.id)
-            note = _("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
+            note = N_("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
             await self.presenter.lobby(result.info, note=note)
             return {"text": _("You left the lobby.")}
         # "s": start
-        is_admin = lobby.creator_id != user.id and await self._is_admin(context, chat, user.id)
+        is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
         info = await self.service.start(chat.id, user.id, is_admin=is_admin)
         names = ", ".join(render.player(s) for s in info.seats)
-        await self.presenter.lobby(info, note=_("The game started: {names}.").format(names=names))
-        await self.presenter.game(info.game_id, info)
+        await self.presenter.lobby(info, note=N_("The game started: {names}."), names=names)
+        await self.presenter.changed(info)
         return {"text": _("Dealt! Your cards are in our private chat.")}
 
     async def _record(self, chat_id: int, game_id: int) -> dict[str, Any]:
@@ -368,6 +373,8 @@ class Handlers:
             return {"text": render.refusal("not_in_game"), "show_alert": True}
         if info.status != RUNNING or info.game is None:
             return {"text": render.refusal("game_over"), "show_alert": True}
+        if info.seats[seat].away or info.seats[seat].timeouts:
+            await self.service.mark_present(info.game_id, user.id)
         current = self.outbox.message_id(user.id, slot("panel", info.game_id))
         if current is not None and message_id is not None and message_id != current:
             await self.presenter.panel(info, user.id)
@@ -418,10 +425,7 @@ class Handlers:
             return {"text": render.refusal("stale_version"), "show_alert": True}
         except IllegalMove as e:
             return {"text": render.refusal(e.code), "show_alert": True}
-        after = await self.service.game(info.game_id)
-        await self.presenter.game(info.game_id, after)
-        if result.finished:
-            await self.presenter.ended(after)
+        await self.presenter.changed(await self.service.game(info.game_id), result.finished)
         return {}
 
     # ---- errors -------------------------------------------------------------------

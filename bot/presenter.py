@@ -19,6 +19,7 @@ from . import keyboards, render
 from .i18n import _, language
 from .languages import Languages
 from .outbox import Outbox
+from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +85,31 @@ class Presenter:
         self.titles = titles
         self.username = username
         self.langs = langs
+        self.timers: TurnTimers | None = None
         self._roles: dict[tuple[int, int], str | None] = {}
 
-    async def lobby(self, info: GameInfo, note: str = "", repost: bool = False) -> None:
+    async def changed(self, info: GameInfo, finished: bool = False) -> None:
+        """A game moved: show it everywhere, announce the end, start the next clock."""
+        await self.game(info.game_id, info)
+        if finished or (info.status != RUNNING and info.ending is not None):
+            await self.ended(info)
+        if self.timers is not None:
+            if info.status == RUNNING:
+                await self.timers.arm(info)
+            else:
+                self.timers.cancel(info.game_id)
+
+    async def show(self, game_id: int) -> None:
+        await self.game(game_id)
+
+    async def lobby(
+        self, info: GameInfo, note: str = "", repost: bool = False, **fields: str
+    ) -> None:
+        """Show the lobby; ``note`` is a message id (marked ``N_``), translated here
+        into the group's language and formatted with ``fields``."""
         creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
-            self._lobby(info, creator, note, repost)
+            self._lobby(info, creator, _(note).format(**fields) if note else "", repost)
 
     def _lobby(self, info: GameInfo, creator: str, note: str, repost: bool) -> None:
         if info.status == "lobby":
@@ -115,7 +135,10 @@ class Presenter:
             return
         title = await self.titles.get(info.chat_id)
         over = info.status != RUNNING
-        table = render.Table(game_id, info.version, title, info.seats, game.view(None), info.ending)
+        left = self.timers.left(game_id, info.version) if self.timers is not None else None
+        table = render.Table(
+            game_id, info.version, title, info.seats, game.view(None), info.ending, left
+        )
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             self.outbox.show(
                 info.chat_id,
@@ -154,7 +177,8 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         view = game.view(seat)
         over = info.status != RUNNING
-        table = render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
+        left = self.timers.left(info.game_id, info.version) if self.timers is not None else None
+        table = render.Table(info.game_id, info.version, title, info.seats, view, info.ending, left)
         with language(await self.langs.of_user(user_id)):
             self.outbox.show(
                 user_id,

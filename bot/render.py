@@ -7,14 +7,16 @@ table is rendered from ``game.view(None)``, which holds no hand at all.
 from __future__ import annotations
 
 import html
+import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from durak import Card, Rules, View
-from durak.service_types import SURRENDER, Ending, Seat, Tally
+from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import Outcome
 
-from .i18n import _, n_
+from .i18n import N_, _, n_
 
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -29,6 +31,7 @@ class Table:
     seats: tuple[Seat, ...]
     view: View
     ending: Ending | None = None
+    seconds_left: int | None = None
 
 
 def esc(text: str) -> str:
@@ -222,7 +225,21 @@ def table_text(t: Table) -> str:
     wait = waiting_line(t)
     if wait:
         lines += ["", "⏳ " + wait]
+        if t.seconds_left is not None:
+            lines.append("⏱ " + time_left(t.seconds_left))
     return "\n".join(lines)
+
+
+def time_left(seconds: int) -> str:
+    """Coarse: the table is re-rendered only at a few marks, so no false precision."""
+    if seconds > 90:
+        minutes = round(seconds / 60)
+        return n_("about {n} minute left", "about {n} minutes left", minutes).format(n=minutes)
+    if seconds > 30:
+        return _("under {n} seconds left").format(n=10 * math.ceil(seconds / 10))
+    if seconds > 10:
+        return _("under 30 seconds left")
+    return _("under 10 seconds left")
 
 
 def panel_text(t: Table) -> str:
@@ -263,6 +280,18 @@ def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
     return "\n".join(lines)
 
 
+def history_text(games: Sequence[GameInfo]) -> str:
+    if not games:
+        return _("No games finished in this chat yet.")
+    lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
+    for info in games:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(info.updated_at))
+        outcome = outcome_line(info.seats, None, info.ending)
+        players = ", ".join(player(s) for s in info.seats)
+        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}")
+    return "\n".join(lines)
+
+
 def help_text() -> str:
     return "\n".join(
         [
@@ -272,6 +301,11 @@ def help_text() -> str:
             "/rules — " + _("the rules in force"),
             "/stats — " + _("who was the durak how often"),
             "/leave — " + _("leave the lobby, or give up a running game (you become the durak)"),
+            "/settings — " + _("house rules, turn time and language (admins)"),
+            "/history — " + _("recent games and their fools"),
+            "/cancel — " + _("cancel the lobby or the game (its creator or an admin)"),
+            "/kick — " + _("in reply to a player: he leaves the game (admins)"),
+            "/language — " + _("your own language (in our private chat)"),
             "/help — " + _("this help"),
             "",
             _("Your cards come to you in a private chat with me; press the table's button."),
@@ -280,39 +314,39 @@ def help_text() -> str:
 
 
 REFUSALS = {
-    "game_over": "The game is over.",
-    "not_your_turn": "It is not your turn for that.",
-    "variant_off": "These rules do not allow that.",
-    "not_in_hand": "You do not hold that card.",
-    "mixed_ranks": "Open with one card or cards of one rank.",
-    "rank_not_on_table": "That rank is not on the table.",
-    "limit": "The table is full for this bout.",
-    "not_on_table": "That card is not on the table uncovered.",
-    "cannot_beat": "That card does not beat it.",
-    "cannot_take": "There is nothing to take.",
-    "cannot_transfer": "You cannot transfer now.",
-    "cannot_exchange": "The trump cannot be exchanged now.",
-    "stale_version": "The table changed; look again.",
-    "not_in_game": "You are not playing in this game.",
-    "unknown_game": "This game no longer exists.",
-    "not_running": "This game has not started.",
-    "lobby_exists": "This chat already has an open lobby.",
-    "game_running": "A game is already running in this chat.",
-    "no_lobby": "There is no open lobby here.",
-    "lobby_full": "The lobby is full.",
-    "already_joined": "You are already in.",
-    "not_enough_players": "At least two players are needed.",
-    "bad_player_count": "These rules do not fit this many players.",
-    "not_allowed": "Only the lobby's creator or an admin may do that.",
-    "bad_action": "That button is not valid.",
-    "bad_callback": "That button is not valid.",
-    "old_panel": "This panel is old; use the newest one below.",
-    "cannot_play": "That card cannot be played now.",
-    "admins_only": "Only the group's admins may do that.",
-    "invalid_setting": "That setting does not fit the open lobby (too many players?).",
-    "database_error": "Something went wrong; please try again.",
+    "game_over": N_("The game is over."),
+    "not_your_turn": N_("It is not your turn for that."),
+    "variant_off": N_("These rules do not allow that."),
+    "not_in_hand": N_("You do not hold that card."),
+    "mixed_ranks": N_("Open with one card or cards of one rank."),
+    "rank_not_on_table": N_("That rank is not on the table."),
+    "limit": N_("The table is full for this bout."),
+    "not_on_table": N_("That card is not on the table uncovered."),
+    "cannot_beat": N_("That card does not beat it."),
+    "cannot_take": N_("There is nothing to take."),
+    "cannot_transfer": N_("You cannot transfer now."),
+    "cannot_exchange": N_("The trump cannot be exchanged now."),
+    "stale_version": N_("The table changed; look again."),
+    "not_in_game": N_("You are not playing in this game."),
+    "unknown_game": N_("This game no longer exists."),
+    "not_running": N_("This game has not started."),
+    "lobby_exists": N_("This chat already has an open lobby."),
+    "game_running": N_("A game is already running in this chat."),
+    "no_lobby": N_("There is no open lobby here."),
+    "lobby_full": N_("The lobby is full."),
+    "already_joined": N_("You are already in."),
+    "not_enough_players": N_("At least two players are needed."),
+    "bad_player_count": N_("These rules do not fit this many players."),
+    "not_allowed": N_("Only the lobby's creator or an admin may do that."),
+    "bad_action": N_("That button is not valid."),
+    "bad_callback": N_("That button is not valid."),
+    "old_panel": N_("This panel is old; use the newest one below."),
+    "cannot_play": N_("That card cannot be played now."),
+    "admins_only": N_("Only the group's admins may do that."),
+    "invalid_setting": N_("That setting does not fit the open lobby (too many players?)."),
+    "database_error": N_("Something went wrong; please try again."),
 }
 
 
 def refusal(code: str) -> str:
-    return _(REFUSALS.get(code, "That is not possible now."))
+    return _(REFUSALS.get(code, N_("That is not possible now.")))

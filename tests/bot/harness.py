@@ -40,11 +40,18 @@ class ErrorLog(logging.Handler):
 
 @asynccontextmanager
 async def running_bot(
-    server: FakeTelegram, db: Path, limits: SendLimits | None = None
+    server: FakeTelegram, db: Path, limits: SendLimits | None = None, **tweaks: float
 ) -> AsyncIterator[Application]:  # type: ignore[type-arg]
     """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly."""
     config = Config(token=server.token, db_path=str(db), api_url=server.base_url)
     app = build_application(config, limits or SendLimits().scaled(SCALE))
+    bot = durak_of(app)
+    bot.time_scale = SCALE
+    bot.away_delay = 0.02
+    bot.sweep_every = 0.2
+    for name, value in tweaks.items():
+        assert hasattr(bot, name), name
+        setattr(bot, name, value)
     await app.initialize()
     assert app.post_init is not None
     await app.post_init(app)

@@ -142,7 +142,8 @@ async def test_group_slot_coalesces_within_the_group_limit(
         elapsed = await show_steadily(outbox, group.id, 100, 0.02)
     assert texts(tg, group) == ["Move 99"]
     edits = tg.request_count("editMessageText")
-    assert 10 <= edits <= elapsed / LIMITS.group_interval + 1  # far fewer than 100 shows
+    # far fewer than 100 shows (a loaded machine may coalesce even more: no lower bound)
+    assert 1 <= edits <= elapsed / LIMITS.group_interval + 1
     assert tg.rate_limited_count(group) == 0
     assert group.stats.peak_in_window <= 20 and tg.limit_violations(group) == 0
 
@@ -155,7 +156,7 @@ async def test_private_panel_is_paced_per_chat(make_fake_telegram: FakeTelegramF
         elapsed = await show_steadily(outbox, ann.id, 100, 0.01)
     assert texts(tg, tg.private_chat(ann)) == ["Move 99"]
     edits = tg.request_count("editMessageText")
-    assert 10 <= edits <= elapsed / LIMITS.private_interval + 1
+    assert 1 <= edits <= elapsed / LIMITS.private_interval + 1
     assert tg.rate_limited_count() == 0
 
 

@@ -1,0 +1,175 @@
+"""Admin commands and a group's life cycle: /cancel, /kick, /history,
+/language, the bot removed from a group, a group becoming a supergroup, and
+lobbies that nobody starts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from telegram import ChatMemberUpdated, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.constants import ChatMemberStatus, ChatType
+
+from durak.service_errors import ServiceError
+from durak.service_types import LOBBY, RUNNING, GameInfo
+
+from . import callbacks as cb
+from . import render
+from .handlers import Context, Handlers
+from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
+
+log = logging.getLogger(__name__)
+
+#: A lobby nobody touched for this long is closed.
+LOBBY_IDLE_SECONDS = 15 * 60
+
+
+class Lifecycle:
+    def __init__(self, handlers: Handlers) -> None:
+        self.h = handlers
+        self.service = handlers.service
+        self.presenter = handlers.presenter
+        self.outbox = handlers.outbox
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # ---- admin commands -------------------------------------------------------------
+
+    async def cancel(self, update: Update, context: Context) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None or not self.h.in_group(update):
+            return
+        open_now = await self.service.active_game(chat.id)
+        if open_now is None:
+            self.h.reply(chat.id, render.refusal("no_lobby"))
+            return
+        is_admin = open_now.creator_id != user.id and await self.h.is_admin(context, chat, user.id)
+        try:
+            info = await self.service.cancel(chat.id, user.id, is_admin=is_admin)
+        except ServiceError as e:
+            self.h.reply(chat.id, render.refusal(e.code))
+            return
+        await self._closed(info, N_("The game was cancelled; nobody is the durak."))
+
+    async def _closed(self, info: GameInfo, note: str) -> None:
+        if info.game is None:  # a lobby
+            await self.presenter.lobby(info, note=note)
+        else:
+            await self.presenter.changed(info)
+        with language(await self.h.langs.of_group(info.chat_id, info.creator_id)):
+            self.h.reply(info.chat_id, "🛑 " + _(note))
+
+    async def kick(self, update: Update, context: Context) -> None:
+        """An admin's /kick in reply to a player's message: he leaves (a surrender)."""
+        chat, user, message = update.effective_chat, update.effective_user, update.message
+        if chat is None or user is None or message is None or not self.h.in_group(update):
+            return
+        target = message.reply_to_message.from_user if message.reply_to_message else None
+        if target is None or target.is_bot:
+            self.h.reply(chat.id, _("Reply to a message of the player to kick with /kick."))
+            return
+        if not await self.h.is_admin(context, chat, user.id):
+            self.h.reply(chat.id, render.refusal("admins_only"))
+            return
+        try:
+            result = await self.service.leave(chat.id, target.id)
+        except ServiceError as e:
+            self.h.reply(chat.id, render.refusal(e.code))
+            return
+        if result.outcome == "surrendered":
+            await self.presenter.changed(result.info, finished=True)
+        else:
+            await self.presenter.lobby(result.info)
+
+    async def history(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is None or not self.h.in_group(update):
+            return
+        games = await self.service.recent_games(chat.id, limit=10)
+        self.h.reply(chat.id, render.history_text(games))
+
+    async def language_menu(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is None:
+            return
+        if chat.type != ChatType.PRIVATE:
+            self.h.reply(chat.id, _("Choose your language in our private chat: /language"))
+            return
+        rows = [
+            [InlineKeyboardButton(LANGUAGE_NAMES[code], callback_data=cb.setting("u" + code))]
+            for code in SUPPORTED
+        ]
+        rows.append([InlineKeyboardButton(_("As my Telegram app"), callback_data=cb.setting("u"))])
+        self.h.reply(
+            chat.id, _("Which language should I speak with you?"), InlineKeyboardMarkup(rows)
+        )
+
+    async def language_button(self, user_id: int, code: str) -> dict[str, Any]:
+        choice = code[1:] or None
+        if choice is not None and choice not in SUPPORTED:
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        await self.h.langs.choose(user_id, choice)
+        lang = await self.h.langs.of_user(user_id)
+        with language(lang):
+            return {
+                "text": _("I will speak {language} with you.").format(language=LANGUAGE_NAMES[lang])
+            }
+
+    # ---- the group itself -----------------------------------------------------------
+
+    async def membership(self, update: Update, context: Context) -> None:
+        """The bot was removed from a group: its lobby or game ends cleanly."""
+        change: ChatMemberUpdated | None = update.my_chat_member
+        if change is None or change.chat.type == ChatType.PRIVATE:
+            return
+        status = change.new_chat_member.status
+        if status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+            return
+        info = await self.service.close_chat(change.chat.id)
+        for slot_name in ("settings",):
+            self.outbox.forget(change.chat.id, slot_name)
+        if info is not None:
+            log.info("removed from chat %s: game %s closed", change.chat.id, info.game_id)
+            if self.presenter.timers is not None:
+                self.presenter.timers.cancel(info.game_id)
+            if info.game is not None:
+                await self.presenter.game(info.game_id, info)  # the players' panels
+
+    async def migrated(self, update: Update, context: Context) -> None:
+        """A group became a supergroup (a new chat id): games and tallies move along."""
+        message = update.effective_message
+        if message is None or message.migrate_to_chat_id is None:
+            return
+        old, new = message.chat.id, message.migrate_to_chat_id
+        await self.service.migrate_chat(old, new)
+        self.presenter.titles.note(new, message.chat.title)
+        open_now = await self.service.active_game(new)
+        if open_now is not None:
+            for kind in ("lobby", "table"):
+                self.outbox.forget(old, f"{kind}:{open_now.game_id}")
+            if open_now.status == LOBBY:
+                await self.presenter.lobby(open_now, repost=True)
+            elif open_now.status == RUNNING:
+                await self.presenter.game(open_now.game_id, open_now)
+        log.info("chat %s migrated to %s", old, new)
+
+    # ---- lobbies nobody starts --------------------------------------------------------
+
+    def start_sweeping(self, every: float, idle: float = LOBBY_IDLE_SECONDS) -> None:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(every)
+                try:
+                    for info in await self.service.expire_lobbies(idle):
+                        await self.presenter.lobby(
+                            info, note=N_("Nobody started this lobby; it is closed.")
+                        )
+                except ServiceError as e:
+                    log.warning("lobby sweep failed: %s", e.code)
+
+        self._sweeper = asyncio.create_task(sweep(), name="lobby-sweeper")
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)

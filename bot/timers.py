@@ -1,0 +1,200 @@
+"""Turn timers: the game never waits forever.
+
+Each running game has at most one deadline, for its current version: whoever the
+game waits for acts by then, or the bot acts for them (a thrower passes, the
+defender takes, an opener plays his lowest card). Deadlines are stored, so they
+survive a restart. A player who timed out three decisions in a row is away: the
+bot plays for him at once until he presses a button again. AI seats are played
+the same way, by their own decision function.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from durak import Attack, Game, Pass, Take
+from durak.actions import Action
+from durak.cards import Suit
+from durak.service import GameService
+from durak.service_errors import ServiceError, StaleVersion
+from durak.service_types import RUNNING, GameInfo
+
+log = logging.getLogger(__name__)
+
+#: Re-render the table when this many seconds are left, so the shown time stays honest.
+TICKS = (30, 10)
+
+Changed = Callable[[GameInfo, bool], Awaitable[None]]  # (info, finished): show it, re-arm
+Show = Callable[[int], Awaitable[None]]  # re-render a game (the time left changed)
+Decide = Callable[[GameInfo, int], Awaitable[Action]]
+
+
+def fallback_action(game: Game, seat: int) -> Action:
+    """What the bot does for a player who ran out of time."""
+    legal = game.legal_actions(seat)
+    if not game.table and seat == game.attacker:
+        trump = Suit(game.trump)
+        hand = game.hand(seat)
+        plain = [c for c in hand if c.suit != trump]
+        card = min(plain or hand, key=lambda c: int(c.rank))
+        return Attack((card,))
+    for wanted in (Take(), Pass()):
+        if wanted in legal:
+            return wanted
+    return legal[0]
+
+
+class TurnTimers:
+    def __init__(
+        self,
+        service: GameService,
+        changed: Changed,
+        show: Show,
+        *,
+        decide: Decide | None = None,
+        away_delay: float = 1.0,
+        time_scale: float = 1.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._service = service
+        self._changed = changed
+        self._show = show
+        self._decide = decide
+        self._away_delay = away_delay
+        self._scale = time_scale  # tests run Telegram's clock faster
+        self._clock = clock
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
+        self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
+        self._closed = False
+
+    def left(self, game_id: int, version: int) -> int | None:
+        """Whole seconds left for this version of the game, if a deadline runs."""
+        found = self._deadlines.get(game_id)
+        if found is None or found[0] != version:
+            return None
+        return max(0, math.ceil((found[1] - self._clock()) / self._scale))
+
+    def cancel(self, game_id: int) -> None:
+        task = self._tasks.pop(game_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        self._deadlines.pop(game_id, None)
+
+    async def close(self) -> None:
+        """Stop every clock (the deadlines stay stored for the next start)."""
+        self._closed = True
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def arm(self, info: GameInfo, resume_at: float | None = None) -> None:
+        """Start the clock for the game's current version (after every change)."""
+        game = info.game
+        if info.version < self._armed.get(info.game_id, -1):
+            return  # a slower caller with an older state: the newer clock stands
+        self._armed[info.game_id] = info.version
+        self.cancel(info.game_id)
+        if self._closed or info.status != RUNNING or game is None or game.result is not None:
+            return
+        actors = game.actors()
+        stand_in = [s for s in actors if info.seats[s].away or info.seats[s].is_ai]
+        if stand_in:
+            self._start(info.game_id, self._act(info.game_id, info.version, stand_in, 0.0))
+            return
+        timeout = (await self._service.chat_settings(info.chat_id)).turn_timeout
+        if timeout is None:
+            await self._service.set_deadline(info.game_id, info.version, None)
+            return
+        deadline = resume_at if resume_at is not None else self._clock() + timeout * self._scale
+        self._deadlines[info.game_id] = (info.version, deadline)
+        if resume_at is None:
+            await self._service.set_deadline(info.game_id, info.version, deadline)
+        self._start(info.game_id, self._wait(info, deadline))
+
+    async def resume(self, games: list[GameInfo]) -> None:
+        """After a restart: stored deadlines run on; other games get a fresh clock."""
+        stored = {d.game_id: d for d in await self._service.deadlines()}
+        for info in games:
+            d = stored.get(info.game_id)
+            same = d is not None and d.version == info.version
+            await self.arm(info, resume_at=d.deadline if d is not None and same else None)
+
+    def _start(self, game_id: int, work: Coroutine[Any, Any, None]) -> None:
+        if self._closed:  # arm() was still awaiting the store when close() ran
+            work.close()
+            return
+        older = self._tasks.pop(game_id, None)  # two arms raced: only the last one runs
+        if older is not None and older is not asyncio.current_task():
+            older.cancel()
+
+        async def run() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("turn timer of game %s failed", game_id)
+
+        self._tasks[game_id] = asyncio.create_task(run(), name=f"turn-timer-{game_id}")
+
+    async def _wait(self, info: GameInfo, deadline: float) -> None:
+        for tick in TICKS:
+            delay = deadline - tick * self._scale - self._clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+                await self._show(info.game_id)
+        await asyncio.sleep(max(0.0, deadline - self._clock()))
+        game = info.game
+        assert game is not None
+        await self._act(info.game_id, info.version, game.actors(), self._away_delay, timed_out=True)
+
+    async def _act(
+        self,
+        game_id: int,
+        version: int,
+        seats: list[int],
+        pause: float,
+        timed_out: bool = False,
+    ) -> None:
+        """Act for ``seats`` if the game is still where the clock found it:
+        throwers first (they pass), then the defender (he takes), or the opener."""
+        if pause:
+            await asyncio.sleep(pause)
+        info = await self._service.game(game_id)
+        game = info.game
+        if info.status != RUNNING or info.version != version or game is None:
+            return
+        if game.defender in seats:
+            seats = [s for s in seats if s != game.defender] + [game.defender]
+        finished = False
+        for seat in seats:
+            if not game.legal_actions(seat):
+                continue
+            player = info.seats[seat]
+            action = fallback_action(game, seat)
+            if self._decide is not None and (player.is_ai or player.away):
+                action = await self._decide(info, seat)
+            try:
+                result = await self._service.apply(game_id, player.user_id, action, info.version)
+            except StaleVersion:
+                break  # someone acted meanwhile: the new state has its own clock
+            except ServiceError as e:
+                log.warning("could not act for seat %s of game %s: %s", seat, game_id, e.code)
+                continue
+            finished = result.finished
+            if timed_out and not player.is_ai:
+                await self._service.record_timeout(game_id, seat)
+            info = await self._service.game(game_id)
+            game = info.game
+            if finished or game is None:
+                break
+        self._tasks.pop(game_id, None)
+        await self._changed(info, finished)
