@@ -25,7 +25,7 @@ from durak.service_types import RUNNING
 from . import render
 from .config import Config
 from .handlers import Handlers
-from .i18n import _, language
+from .i18n import DEFAULT, SUPPORTED, _, language
 from .languages import Languages
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
@@ -125,25 +125,18 @@ class DurakBot:
         app.add_error_handler(h.error)
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
-        group = [
-            BotCommand("newgame", _("open a lobby for a new game")),
-            BotCommand("rules", _("the rules in force")),
-            BotCommand("stats", _("who was the durak how often")),
-            BotCommand("leave", _("leave the lobby or give up the game")),
-            BotCommand("settings", _("house rules and turn time (admins)")),
-            BotCommand("history", _("recent games and their fools")),
-            BotCommand("cancel", _("cancel the lobby or game (creator or admin)")),
-            BotCommand("kick", _("reply to a player: he leaves the game (admins)")),
-            BotCommand("help", _("how to play")),
-        ]
-        private = [
-            BotCommand("start", _("start")),
-            BotCommand("language", _("choose your language")),
-            BotCommand("help", _("how to play")),
-        ]
+        """The command menus, per scope (groups / private chats) and per language."""
         try:
-            await app.bot.set_my_commands(group, scope=BotCommandScopeAllGroupChats())
-            await app.bot.set_my_commands(private, scope=BotCommandScopeAllPrivateChats())
+            for lang in SUPPORTED:
+                with language(lang):
+                    group, private = command_menus()
+                code = None if lang == DEFAULT else lang
+                await app.bot.set_my_commands(
+                    group, scope=BotCommandScopeAllGroupChats(), language_code=code
+                )
+                await app.bot.set_my_commands(
+                    private, scope=BotCommandScopeAllPrivateChats(), language_code=code
+                )
         except TelegramError as e:
             log.warning("could not register the command menus: %s", e)
 
@@ -198,6 +191,27 @@ class DurakBot:
             ).format(name=render.esc(name)),
             priority=2,
         )
+
+
+def command_menus() -> tuple[list[BotCommand], list[BotCommand]]:
+    """(group commands, private commands) in the current language."""
+    group = [
+        BotCommand("newgame", _("open a lobby for a new game")),
+        BotCommand("rules", _("the rules in force")),
+        BotCommand("stats", _("who was the durak how often")),
+        BotCommand("leave", _("leave the lobby or give up the game")),
+        BotCommand("settings", _("house rules and turn time (admins)")),
+        BotCommand("history", _("recent games and their fools")),
+        BotCommand("cancel", _("cancel the lobby or game (creator or admin)")),
+        BotCommand("kick", _("reply to a player: he leaves the game (admins)")),
+        BotCommand("help", _("how to play")),
+    ]
+    private = [
+        BotCommand("start", _("start")),
+        BotCommand("language", _("choose your language")),
+        BotCommand("help", _("how to play")),
+    ]
+    return group, private
 
 
 def build_application(

@@ -80,3 +80,38 @@ def test_lobby_and_help_texts():
     assert "2 players" in text and "transfer" in text and "P&lt;0&gt;" in text
     assert "/newgame" in render.help_text() and "/stats" in render.help_text()
     assert render.refusal("cannot_beat") != render.refusal("made_up_code")
+
+
+def test_variant_actions_are_offered_exactly_when_legal():
+    from durak import ExchangeTrump, ShowTrump, Transfer
+
+    seen = set()
+    rng = random.Random(12)
+    rules = Rules(transfer=True, transfer_by_showing_trump=True, trump_exchange=True)
+    for i in range(6):
+        game = Game.from_seed(rules, ["A", "B", "C", "D"], 100 + i)
+        while game.result is None:
+            check_variant_buttons(game, seen)
+            game.apply(*random_step(game, rng))
+    assert seen == {ExchangeTrump, ShowTrump, Transfer}
+
+
+def check_variant_buttons(game, seen):
+    from durak import ExchangeTrump, ShowTrump, Transfer
+
+    for seat in range(4):
+        view = game.view(seat)
+        datas = {
+            b.callback_data for row in keyboards.panel(9, 3, view).inline_keyboard for b in row
+        }
+        for action in view.legal:
+            if isinstance(action, ExchangeTrump | ShowTrump):
+                assert cb.move(9, 3, action) in datas
+                seen.add(type(action))
+            if isinstance(action, Transfer):
+                assert action in keyboards.card_actions(view, action.card)
+                seen.add(Transfer)
+        for data in datas:
+            move = cb.decode(data).move
+            if isinstance(move, ExchangeTrump | ShowTrump):
+                assert move in view.legal
