@@ -23,6 +23,7 @@ from durak.service_errors import ServiceError
 from durak.service_types import RUNNING
 
 from . import render
+from .ai import AiPlayers
 from .config import Config
 from .handlers import Handlers
 from .i18n import DEFAULT, SUPPORTED, _, language
@@ -62,6 +63,9 @@ class DurakBot:
     timers: TurnTimers | None = None
     lifecycle: Lifecycle | None = None
     away_delay: float = 1.0
+    ai_pause: float = 1.2
+    hard_budget_ms: int = 700
+    ai: AiPlayers | None = None
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
@@ -75,11 +79,14 @@ class DurakBot:
         titles = Titles(app.bot)
         self.langs = Languages(self.service)
         self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
+        self.ai = AiPlayers(self.hard_budget_ms)
         self.timers = TurnTimers(
             self.service,
             self.presenter.changed,
             self.presenter.show,
+            decide=self.ai.decide,
             away_delay=self.away_delay,
+            ai_pause=self.ai_pause,
             time_scale=self.time_scale,
         )
         self.presenter.timers = self.timers
@@ -97,6 +104,8 @@ class DurakBot:
             await self.lifecycle.stop()
         if self.timers is not None:
             await self.timers.close()
+        if self.ai is not None:
+            self.ai.close()
         if self.outbox is not None:
             await self.outbox.stop(drain=True, timeout=5.0)
         if self.service is not None:

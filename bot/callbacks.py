@@ -4,6 +4,7 @@
 
 - ``1j.h`` join lobby 17, ``1l.h`` leave it, ``1s.h`` start it
 - ``1r.h`` play again after game 17; ``1h.h`` send game 17's record
+- ``1x.h`` / ``1y.h`` / ``1z.h`` seat an easy / normal / hard AI player in lobby 17
 - ``1o.dk`` a settings menu button: cycle the option ``dk`` (the deck size)
 - ``1g.h.5.cTH`` in game 17 at state version 5: tap 10♥ (the bot works out
   what that means); ``a`` attack, ``d`` defend (two cards), ``t`` take,
@@ -23,11 +24,15 @@ from durak.actions import Action
 from durak.cards import Card, Rank, parse_card
 
 VERSION = "1"
-LOBBY_KINDS = frozenset("jlsrh")
+LOBBY_KINDS = frozenset("jlsrhxyz")
+#: Lobby buttons that seat an AI player of a level.
+AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
 SETTING = re.compile(r"1o\.([a-z]{1,3})")
 MAX_BYTES = 64
 
-_DATA = re.compile(r"^1([jlsrhg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?")
+_DATA = re.compile(
+    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?"
+)
 
 
 class BadCallback(ValueError):

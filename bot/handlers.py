@@ -323,6 +323,11 @@ class Handlers:
             return {"text": render.refusal("no_lobby"), "show_alert": True}
         if data.kind == "j":
             return await self._join_button(context, lobby, user)
+        if data.kind in cb.AI_KINDS:
+            is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
+            info = await self.service.add_ai(chat.id, cb.AI_KINDS[data.kind], user.id, is_admin)
+            await self.presenter.lobby(info)
+            return {"text": _("An AI player sits down.")}
         if data.kind == "l":
             result = await self.service.leave(chat.id, user.id)
             note = N_("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""

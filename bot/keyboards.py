@@ -19,16 +19,24 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
-def lobby(game_id: int) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
+def lobby(game_id: int, room: bool = True) -> InlineKeyboardMarkup:
+    """Join / Leave, AI players of three levels while there is a free seat, Start."""
+    rows = [
         [
-            [
-                InlineKeyboardButton("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
-                InlineKeyboardButton(_("Leave"), callback_data=cb.lobby("l", game_id)),
-            ],
-            [InlineKeyboardButton("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))],
+            InlineKeyboardButton("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
+            InlineKeyboardButton(_("Leave"), callback_data=cb.lobby("l", game_id)),
         ]
-    )
+    ]
+    if room:
+        levels = {"easy": _("easy"), "normal": _("normal"), "hard": _("hard")}
+        rows.append(
+            [
+                InlineKeyboardButton("🤖 " + levels[level], callback_data=cb.lobby(kind, game_id))
+                for kind, level in cb.AI_KINDS.items()
+            ]
+        )
+    rows.append([InlineKeyboardButton("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))])
+    return InlineKeyboardMarkup(rows)
 
 
 def ended(bot_username: str, game_id: int) -> InlineKeyboardMarkup:

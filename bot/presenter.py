@@ -114,7 +114,7 @@ class Presenter:
     def _lobby(self, info: GameInfo, creator: str, note: str, repost: bool) -> None:
         if info.status == "lobby":
             text = render.lobby_text(info.seats, info.rules, creator)
-            markup = keyboards.lobby(info.game_id)
+            markup = keyboards.lobby(info.game_id, room=len(info.seats) < info.rules.max_players)
         else:
             text = render.lobby_text(info.seats, info.rules, creator, closed=note)
             markup = None

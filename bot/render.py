@@ -96,6 +96,7 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
     if not closed:
         lines.append("")
         lines.append(_("Press Join to play; the creator or an admin presses Start."))
+        lines.append(_("Short of players? The creator can seat AI players (🤖)."))
     return "\n".join(lines)
 
 

@@ -58,6 +58,7 @@ class TurnTimers:
         *,
         decide: Decide | None = None,
         away_delay: float = 1.0,
+        ai_pause: float = 1.2,
         time_scale: float = 1.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -66,6 +67,7 @@ class TurnTimers:
         self._show = show
         self._decide = decide
         self._away_delay = away_delay
+        self._ai_pause = ai_pause  # an AI "thinks" a moment: people can follow the table
         self._scale = time_scale  # tests run Telegram's clock faster
         self._clock = clock
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -107,7 +109,9 @@ class TurnTimers:
         actors = game.actors()
         stand_in = [s for s in actors if info.seats[s].away or info.seats[s].is_ai]
         if stand_in:
-            self._start(info.game_id, self._act(info.game_id, info.version, stand_in, 0.0))
+            ai = any(info.seats[s].is_ai for s in stand_in)
+            pause = self._ai_pause if ai else self._away_delay
+            self._start(info.game_id, self._act(info.game_id, info.version, stand_in, pause))
             return
         timeout = (await self._service.chat_settings(info.chat_id)).turn_timeout
         if timeout is None:

@@ -48,6 +48,8 @@ async def running_bot(
     bot = durak_of(app)
     bot.time_scale = SCALE
     bot.away_delay = 0.02
+    bot.ai_pause = 0.02
+    bot.hard_budget_ms = 50
     bot.sweep_every = 0.2
     for name, value in tweaks.items():
         assert hasattr(bot, name), name
