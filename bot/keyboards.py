@@ -101,7 +101,7 @@ def panel(game_id: int, version: int, view: View) -> InlineKeyboardMarkup:
         if isinstance(a, Take):
             actions.append(_button("🫴 " + _("Take"), game_id, version, a))
         elif isinstance(a, Pass):
-            label = _("Pass") if any(c is None for _a, c in view.table) else _("Done")
+            label = _("Pass") if any(c is None for _a, c in view.table) else _("Beaten off")
             actions.append(_button("✋ " + label, game_id, version, a))
         elif isinstance(a, ExchangeTrump):
             actions.append(_button("🔄 " + _("Exchange trump"), game_id, version, a))

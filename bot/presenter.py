@@ -56,8 +56,8 @@ class Titles:
                 title = (await self._bot.get_chat(chat_id)).title or ""
             except TelegramError:
                 title = ""
-            self._titles[chat_id] = title or _("your group")
-        return self._titles[chat_id]
+            self._titles[chat_id] = title
+        return self._titles[chat_id] or _("your group")  # in the reader's language
 
 
 def role(view: View) -> str | None:

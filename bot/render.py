@@ -222,7 +222,14 @@ def table_text(t: Table) -> str:
         if v.taking:
             lines.append(_("{name} takes the cards.").format(name=player(t.seats[v.defender or 0])))
     else:
-        lines.append(_("The table is empty; this bout allows {n} cards.").format(n=v.limit))
+        limit = v.limit or 0
+        lines.append(
+            n_(
+                "The table is empty; this bout allows {n} card.",
+                "The table is empty; this bout allows {n} cards.",
+                limit,
+            ).format(n=limit)
+        )
     wait = waiting_line(t)
     if wait:
         lines += ["", "⏳ " + wait]

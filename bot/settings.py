@@ -11,7 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from durak.service_types import ChatSettings
 
 from . import callbacks as cb
-from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _
+from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, n_
 
 #: (button code, setting name, the values a press cycles through)
 OPTIONS: tuple[tuple[str, str, tuple[Any, ...]], ...] = (
@@ -53,7 +53,7 @@ def value_text(name: str, value: Any) -> str:
     if isinstance(value, bool):
         return _("on") if value else _("off")
     if name == "deck":
-        return _("{n} cards").format(n=value)
+        return n_("{n} card", "{n} cards", value).format(n=value)
     if name == "first_bout_limit":
         return _("at most {n}").format(n=value)
     if name == "throw_in":
