@@ -1,4 +1,4 @@
-"""Command line: ``python -m durak check-record|selfplay|bench ...``."""
+"""Command line: ``python -m durak check-record|selfplay|bench|arena|play ...``."""
 
 from __future__ import annotations
 
@@ -50,9 +50,38 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--rules", type=_rules, default=Rules())
 
+    arena = sub.add_parser("arena", help="seeded games between AI agents: loss rates with 95% CIs")
+    arena.add_argument("--agents", required=True, help="e.g. hard,greedy or hard,greedy*3")
+    arena.add_argument("--games", type=int, default=100)
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--rules", type=_rules, default=Rules())
+    arena.add_argument("--players", type=int, help="must equal the number of agents listed")
+    arena.add_argument("--budget-ms", type=int, help="hard: time per decision (default 600)")
+    arena.add_argument("--iterations", type=int, help="hard: search iterations per decision")
+    arena.add_argument("--jobs", type=int, default=1, help="worker processes")
+
+    play = sub.add_parser("play", help="play against AI players in this terminal")
+    play.add_argument("--players", type=int, default=2)
+    play.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
+    play.add_argument("--rules", type=_rules, default=Rules())
+    play.add_argument("--seed", type=int, help="the deal (default: a random one)")
+    play.add_argument("--budget-ms", type=int, help="hard: time per decision (default 600)")
+
     args = parser.parse_args(argv)
     if args.command == "check-record":
         return check_files(args.files)
+    if args.command == "arena":
+        return _arena(parser, args)
+    if args.command == "play":
+        from .terminal import play_terminal
+
+        try:
+            args.rules.check_players(args.players)
+        except ValueError as e:
+            parser.error(str(e))
+        return play_terminal(
+            args.players, args.level, args.rules, args.seed, budget_ms=args.budget_ms
+        )
     from . import selfplay as sp
 
     lo, hi = args.players
@@ -70,6 +99,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {written} records to {args.out}")
         return 0
     return sp.bench(args.games, (lo, hi), args.seed, args.rules)
+
+
+def _arena(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    import time
+
+    from .ai import arena
+
+    try:
+        agents = arena.parse_agents(args.agents)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.players is not None and args.players != len(agents):
+        parser.error(f"--players {args.players} but {len(agents)} agents: list one per seat")
+    try:
+        args.rules.check_players(len(agents))
+    except ValueError as e:
+        parser.error(str(e))
+    if args.games < 1 or args.jobs < 1:
+        parser.error("--games and --jobs must be positive")
+    began = time.perf_counter()
+    results = arena.run(
+        agents, args.games, args.seed, args.rules, args.budget_ms, args.iterations, args.jobs
+    )
+    print(arena.report(results, agents, args.rules, args.seed, time.perf_counter() - began))
+    return 0
 
 
 if __name__ == "__main__":

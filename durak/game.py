@@ -263,6 +263,27 @@ class Game:
             raise MalformedRecord(f"bad position: {e}") from None
         return game
 
+    def clone(self, with_history: bool = False) -> Game:
+        """An independent copy of the state, for search: an AI plays thousands of
+        simulated continuations on copies. The history is left empty unless asked
+        for (a simulation does not need it); ``start`` is shared (never mutated)."""
+        game = Game(self.rules, self.players)
+        game.trump, game.trump_card = self.trump, self.trump_card
+        game.hands, game.stock = list(self.hands), list(self.stock)
+        game.discard, game.discard_mask = self.discard, self.discard_mask
+        game.out = list(self.out)
+        game.attacker, game.defender = self.attacker, self.defender
+        game.table, game.covers = list(self.table), list(self.covers)
+        game.open, game.table_ranks, game.limit = self.open, self.table_ranks, self.limit
+        game.taking, game.passed = self.taking, self.passed
+        game.primary_passed, game.throwers = self.primary_passed, self.throwers
+        game.shown, game.first_bout, game.result = self.shown, self.first_bout, self.result
+        game.history = list(self.history) if with_history else []
+        game.start = self.start
+        game.dealer, game.opener = self.dealer, self.opener
+        game.opener_reason, game.opener_card = self.opener_reason, self.opener_card
+        return game
+
     def _read_position(self, start: dict[str, Any]) -> None:
         if not isinstance(start, dict):
             raise MalformedRecord("start must be an object")

@@ -1,0 +1,143 @@
+"""The AI players: baselines (random, greedy) and the three levels.
+
+An agent chooses from an :class:`~durak.ai.observation.Observation` and a
+random generator, nothing else: it cannot see a hidden card. Every level plays
+every option of RULES.md; a choice is always one of ``obs.view.legal``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Protocol
+
+from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, ShowTrump, Transfer
+from . import policy
+from .mcts import search
+from .observation import Observation
+from .seen import Seen
+
+log = logging.getLogger(__name__)
+
+#: How many times a heuristic proposed an action the rules refuse (a bug: the
+#: tests require it to stay 0); the agent then plays a safe legal action.
+FALLBACKS = [0]
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action: ...
+
+
+def checked(action: Action, obs: Observation) -> Action:
+    legal = obs.view.legal
+    if action in legal:
+        return action
+    FALLBACKS[0] += 1
+    log.error("AI proposed an illegal %s at seat %s; playing safe", action, obs.seat)
+    for safe in (TAKE, PASS):
+        if safe in legal:
+            return safe
+    return legal[0]
+
+
+class RandomAgent:
+    """Uniform over the legal actions: the weakest baseline."""
+
+    name = "random"
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action:
+        return rng.choice(obs.view.legal)
+
+
+class GreedyAgent:
+    """The greedy baseline of issue 6 (see :func:`durak.ai.policy.greedy`)."""
+
+    name = "greedy"
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action:
+        return checked(policy.greedy(Seen.of_observation(obs)), obs)
+
+
+class EasyAgent:
+    """Sensible but beatable: greedy play that uses the variants when it sees
+    them, and now and then a careless move (any single-card action)."""
+
+    name = "easy"
+    careless = 0.2
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action:
+        legal = obs.view.legal
+        if rng.random() < self.careless:
+            simple = [a for a in legal if not isinstance(a, Attack) or len(a.cards) == 1]
+            return rng.choice(simple)
+        if EXCHANGE_TRUMP in legal:
+            return EXCHANGE_TRUMP
+        transfers = [a for a in legal if isinstance(a, Transfer | ShowTrump)]
+        if transfers and rng.random() < 0.5:
+            return rng.choice(transfers)
+        return checked(policy.greedy(Seen.of_observation(obs)), obs)
+
+
+class NormalAgent:
+    """A good heuristic player (:func:`durak.ai.policy.normal`): cheapest
+    cover, keeps trumps, wise throw-ins, takes rather than spend dearly, counts
+    cards once the stock is gone."""
+
+    name = "normal"
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action:
+        return checked(policy.normal(Seen.of_observation(obs)), obs)
+
+
+class HardAgent:
+    """Search (:func:`durak.ai.mcts.search`) over deals consistent with what the
+    seat knows, with the normal player as the playout policy."""
+
+    name = "hard"
+
+    def __init__(self, budget_ms: int | None = 600, iterations: int | None = None) -> None:
+        self.seconds = budget_ms / 1000 if budget_ms is not None else None
+        self.iterations = iterations
+        self.last_iterations = 0
+
+    def choose(self, obs: Observation, rng: random.Random) -> Action:
+        result = search(obs, rng, seconds=self.seconds, iterations=self.iterations)
+        self.last_iterations = result.iterations
+        return checked(result.action, obs)
+
+
+LEVELS = ("easy", "normal", "hard")
+AGENTS = ("random", "greedy", *LEVELS)
+
+
+def make_agent(name: str, budget_ms: int | None = None, iterations: int | None = None) -> Agent:
+    """An agent by name; ``budget_ms`` / ``iterations`` bound the hard search
+    (default: 600 ms)."""
+    if name == "random":
+        return RandomAgent()
+    if name == "greedy":
+        return GreedyAgent()
+    if name == "easy":
+        return EasyAgent()
+    if name == "normal":
+        return NormalAgent()
+    if name == "hard":
+        if budget_ms is None and iterations is None:
+            budget_ms = 600
+        return HardAgent(budget_ms, iterations)
+    raise ValueError(f"unknown AI {name!r}: one of {', '.join(AGENTS)}")
+
+
+def decide(
+    level: str,
+    observation: Observation,
+    seed: int,
+    budget_ms: int | None = None,
+    iterations: int | None = None,
+) -> Action:
+    """The bot's entry point: a pure function of picklable arguments, to run in
+    a worker process. The same arguments give the same action, except that a
+    time budget lets the hard search's depth depend on the machine."""
+    return make_agent(level, budget_ms, iterations).choose(observation, random.Random(seed))

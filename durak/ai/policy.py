@@ -1,0 +1,184 @@
+"""Heuristic play over card masks: the greedy baseline and the normal player.
+
+Both are pure functions of a :class:`~durak.ai.seen.Seen`. The normal player is
+also the search's rollout policy, so it must stay cheap: no allocation beyond a
+few small lists, no search.
+"""
+
+from __future__ import annotations
+
+from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, Defend, ShowTrump
+from ..cards import BEATERS, RANK_LANES, card_of, ranks_of
+from .masks import by_worth, cheapest, ids, low_bit, worth
+from .seen import Seen
+
+
+def attack(cards: list[int]) -> Attack:
+    """An attack of these card ids, in the engine's (ascending) order."""
+    return Attack(tuple(card_of(c) for c in sorted(cards)))
+
+
+def uncovered(s: Seen) -> list[int]:
+    return [a for a, c in zip(s.table, s.covers, strict=True) if c < 0]
+
+
+def cover_plan(s: Seen) -> list[tuple[int, int]] | None:
+    """The cheapest cover for every uncovered card, hardest card first, or
+    ``None`` if one of them cannot be covered."""
+    trump, beaters = s.trump, BEATERS[s.trump]
+    todo = sorted(uncovered(s), key=lambda a: -worth(a, trump))
+    avail, plan = s.hand, []
+    for a in todo:
+        b = cheapest(avail & beaters[a], s.trumps)
+        if b < 0:
+            return None
+        avail &= ~(1 << b)
+        plan.append((a, b))
+    return plan
+
+
+def defend(a: int, b: int) -> Defend:
+    return Defend(card_of(a), card_of(b))
+
+
+def hardest_uncovered(s: Seen) -> int:
+    return max(uncovered(s), key=lambda a: worth(a, s.trump))
+
+
+# ---- the greedy baseline ---------------------------------------------------
+
+
+def greedy(s: Seen) -> Action:
+    """Open with the lowest plain card, cover with the cheapest card that beats,
+    throw in the lowest matching plain card, take when it cannot cover."""
+    if not s.table:
+        return attack([cheapest(s.hand, s.trumps)])
+    if s.me == s.defender:
+        plan = cover_plan(s)
+        return TAKE if plan is None else defend(*plan[0])
+    if len(s.table) < s.limit:
+        c = cheapest(s.hand & (s.table_ranks * RANK_LANES) & ~s.trumps, s.trumps)
+        if c >= 0:
+            return attack([c])
+    return PASS
+
+
+# ---- the normal player --------------------------------------------------------
+
+
+def normal(s: Seen) -> Action:
+    """A good heuristic player: see the module docstring of each part."""
+    if not s.table:
+        return _open(s)
+    if s.me == s.defender:
+        return _defend(s)
+    return _throw(s)
+
+
+def _open(s: Seen) -> Action:
+    """Lead the lowest plain rank, a low pair together; keep trumps. With the
+    stock gone, lead what the defender cannot beat (counted from the unseen
+    cards), or the whole lowest rank."""
+    if s.can_exchange:
+        return EXCHANGE_TRUMP
+    hand, trumps, limit = s.hand, s.trumps, s.limit
+    if not s.stock:
+        return _open_endgame(s)
+    plain = hand & ~trumps
+    if not plain:
+        return attack([low_bit(hand)])
+    rank = low_bit(ranks_of(plain))
+    group = ids(plain & (RANK_LANES << rank))
+    if len(group) >= 2 and rank <= s.low + 3:
+        return attack(group[:limit])
+    return attack(group[:1])
+
+
+def _open_endgame(s: Seen) -> Action:
+    hand, trump, limit = s.hand, s.trump, s.limit
+    ranks = ranks_of(hand)
+    if ranks & (ranks - 1) == 0 and hand.bit_count() <= limit:
+        return attack(ids(hand))  # the whole hand at once: out if it holds
+    beaters = BEATERS[trump]
+    theirs = s.possible(s.defender)
+    best: list[int] = []
+    best_key = (2, 99)
+    r = ranks
+    while r:
+        low = r & -r
+        r ^= low
+        group = by_worth(hand & (low * RANK_LANES), trump)
+        safe = [c for c in group if not theirs & beaters[c]]
+        if safe:
+            key = (0, worth(safe[0], trump))
+            cards = [c for c in group if c >> 4 != trump or c in safe]
+        else:
+            key = (1, worth(group[0], trump))
+            plain = [c for c in group if c >> 4 != trump]
+            cards = plain or group[:1]
+        if key < best_key:
+            best_key, best = key, cards
+    return attack(best[:limit])
+
+
+def _defend(s: Seen) -> Action:
+    """Transfer when it is cheap, cover with the cheapest cards, take when a
+    cover would spend high or several trumps while the stock is still deep."""
+    plan = cover_plan(s)
+    if s.transfers:
+        for t in s.transfers:
+            if isinstance(t, ShowTrump):
+                return t  # free: the card stays in the hand
+        best = min(s.transfers, key=lambda t: worth(t.card.id, s.trump))
+        card = best.card.id
+        if plan is None or card >> 4 != s.trump or worth(card, s.trump) <= _plan_worth(s, plan):
+            return best
+    if plan is None:
+        return TAKE
+    if s.stock and _too_costly(s, plan):
+        return TAKE
+    return defend(*plan[0])
+
+
+def _plan_worth(s: Seen, plan: list[tuple[int, int]]) -> int:
+    return sum(worth(b, s.trump) for _, b in plan)
+
+
+def _too_costly(s: Seen, plan: list[tuple[int, int]]) -> bool:
+    trump = s.trump
+    spent = [b for _, b in plan if b >> 4 == trump]
+    if not spent or len(s.table) >= 3 or s.counts[s.me] + len(s.table) > 8:
+        return False
+    if s.stock <= 2 * s.n:
+        return False
+    high = max(b & 15 for b in spent)
+    cheap_table = all(a & 15 <= s.low + 4 and a >> 4 != trump for a in s.table)
+    return cheap_table and (high >= s.low + 5 or len(spent) >= 2)
+
+
+def _throw(s: Seen) -> Action:
+    """Throw in low plain cards; to a taker, junk only; with the stock gone,
+    anything that gets rid of cards, what he cannot beat first."""
+    room = s.limit - len(s.table)
+    mine = s.hand & (s.table_ranks * RANK_LANES)
+    if room <= 0 or not mine:
+        return PASS
+    trump, trumps = s.trump, s.trumps
+    if s.taking:
+        if s.stock:
+            cards = [c for c in by_worth(mine & ~trumps, trump) if c & 15 <= s.low + 4]
+        else:
+            cards = by_worth(mine, trump)
+        return attack(cards[:room]) if cards else PASS
+    if not s.stock:
+        theirs, beaters = s.possible(s.defender), BEATERS[trump]
+        safe = [c for c in by_worth(mine, trump) if not theirs & beaters[c]]
+        if safe:
+            return attack(safe[:1])
+        c = cheapest(mine & ~trumps, trumps)
+        return attack([c]) if c >= 0 else PASS
+    c = cheapest(mine & ~trumps, trumps)
+    if c < 0:
+        return PASS
+    ceiling = s.low + (3 if s.stock > 3 * s.n else 5 if s.stock > s.n else 7)
+    return attack([c]) if c & 15 <= ceiling else PASS

@@ -1,0 +1,160 @@
+"""The public history of a game: what everyone at the table saw happen.
+
+Every decision is public in durak (cards are played face up, takes and passes
+are announced), but the engine's action log does not say when a bout closed,
+who picked the table up, or who drew the face-up trump card. Those moments are
+public too, so a :class:`Recorder` notes them after each action, reading only
+``game.view(None)`` (the public view): nothing here can see a hidden card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..actions import Action, Attack, Defend, Take, Transfer
+from ..game import Game
+from ..records import game_from_record
+from ..view import View
+
+#: ``PublicEvent.closed`` values.
+OPEN, BEATEN, TAKEN = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class PublicStart:
+    """The public facts of the game's start."""
+
+    counts: tuple[int, ...]  # cards in each hand
+    stock: int  # cards in the stock, the face-up trump card included
+    discard: int  # cards already discarded (a position may start with some)
+    trump_card: int  # card id of the face-up trump card, -1 if none is known
+    dealer: int  # -1 for a game set up from a position
+    opener: int
+    opener_reason: str
+    opener_card: int  # the announced lowest trump, -1 if none
+
+    @classmethod
+    def of(cls, view: View) -> PublicStart:
+        assert view.seat is None, "the public start is read from the public view"
+        return cls(
+            counts=tuple(s.cards for s in view.seats),
+            stock=view.stock,
+            discard=view.discard,
+            trump_card=view.trump_card.id if view.trump_card is not None else -1,
+            dealer=view.dealer if view.dealer is not None else -1,
+            opener=view.opener if view.opener is not None else -1,
+            opener_reason=view.opener_reason,
+            opener_card=view.opener_card.id if view.opener_card is not None else -1,
+        )
+
+    @property
+    def dealer_keeps_trump(self) -> bool:
+        """A deal that used the whole deck: the dealer's last card shows trump
+        and stays in his hand (RULES.md section 2)."""
+        return self.stock == 0 and self.dealer >= 0 and self.trump_card >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """One applied action and the public consequences it had."""
+
+    seat: int
+    action: Action
+    closed: int = OPEN  # OPEN, BEATEN or TAKEN: did this action end the bout?
+    taker: int = -1  # who picked the table up (closed == TAKEN)
+    trump_to: int = -1  # who drew the face-up trump card in the refill that followed
+
+
+@dataclass(frozen=True, slots=True)
+class PublicHistory:
+    """The start and every action so far, with their public consequences."""
+
+    start: PublicStart
+    events: tuple[PublicEvent, ...]
+
+
+class Recorder:
+    """Keeps the public history of one live game; call :meth:`record` after
+    every ``game.apply``. One recorder serves every seat: the history is public."""
+
+    def __init__(self, game: Game) -> None:
+        view = game.view(None)
+        self.start = PublicStart.of(view)
+        self.events: list[PublicEvent] = []
+        self._last = view
+        self._hand_size = game.rules.hand_size
+
+    def record(self, game: Game, seat: int, action: Action) -> PublicEvent:
+        before, after = self._last, game.view(None)
+        if after.moves != before.moves + 1:
+            raise ValueError("the recorder missed an action")
+        event = _event(before, after, seat, action, self._hand_size)
+        self.events.append(event)
+        self._last = after
+        return event
+
+    def history(self) -> PublicHistory:
+        return PublicHistory(self.start, tuple(self.events))
+
+
+def public_history(game: Game) -> PublicHistory:
+    """The public history of ``game``, rebuilt by replaying its actions from its
+    start: for a caller that did not keep a :class:`Recorder` (a game restored
+    from a snapshot). Only the public view of each replayed step is read."""
+    replay = game_from_record(
+        {
+            "format": "durak-record/1",
+            "rules": game.rules.changed(),
+            "players": list(game.players),
+            "start": game.start,
+        }
+    )
+    recorder = Recorder(replay)
+    for seat, action in game.history:
+        replay.apply(seat, action)
+        recorder.record(replay, seat, action)
+    return recorder.history()
+
+
+def _played(action: Action) -> int:
+    if isinstance(action, Attack):
+        return len(action.cards)
+    return 1 if isinstance(action, Defend | Transfer) else 0
+
+
+def _event(before: View, after: View, seat: int, action: Action, hand_size: int) -> PublicEvent:
+    if not before.table or after.table:
+        return PublicEvent(seat, action)  # an opening, a trump exchange, or the bout goes on
+    assert before.defender is not None
+    taken = before.taking or isinstance(action, Take)
+    taker = before.defender if taken else -1
+    trump_to = -1
+    if before.stock and before.trump_card_in_stock:
+        counts = [s.cards for s in before.seats]
+        counts[seat] -= _played(action)
+        if taken:
+            counts[taker] += sum(1 + (c is not None) for _, c in before.table) + _played(action)
+        trump_to = _last_drawer(before, counts, hand_size)
+    return PublicEvent(seat, action, TAKEN if taken else BEATEN, taker, trump_to)
+
+
+def _last_drawer(before: View, counts: list[int], hand_size: int) -> int:
+    """Who draws the last stock card (the face-up trump) in the refill: the
+    attacker first, then clockwise, the defender last (RULES.md section 5)."""
+    assert before.attacker is not None and before.defender is not None
+    n, attacker, defender = len(counts), before.attacker, before.defender
+    order = [attacker]
+    order += [
+        s
+        for s in ((attacker + k) % n for k in range(1, n))
+        if s != defender and not before.seats[s].out
+    ]
+    if defender != attacker:
+        order.append(defender)
+    stock = before.stock
+    for s in order:
+        draw = min(max(hand_size - counts[s], 0), stock)
+        stock -= draw
+        if draw and not stock:
+            return s
+    return -1
