@@ -18,7 +18,7 @@ from bot.config import Config
 from bot.outbox import SendLimits
 from durak import Game
 from durak.service import GameService
-from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User
 
 from .textcards import cards_in
@@ -226,3 +226,13 @@ class Table:
         ended = self.ended()
         assert ended is not None
         return ended
+
+
+async def friends_and_admin(make_fake_telegram, players: int = 2):
+    """A server (time 20x faster), ``players`` users who started the bot, and an
+    admin who does not play, all in one supergroup."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
+    boss = server.add_user("Admin", started=True)
+    group = server.add_group("Friends", [*users, boss], admins=[boss])
+    return server, users, boss, group

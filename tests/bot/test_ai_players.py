@@ -4,24 +4,12 @@ resumed after a restart."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
-from collections.abc import Iterator
-
-import pytest
 
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
+from .harness import SCALE, Table, durak_of, running_bot
 
 
 def ai_button(lobby, level: str) -> str:

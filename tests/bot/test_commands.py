@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from bot import callbacks as cb
-from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
+from .harness import Table, durak_of, friends_and_admin, running_bot
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
 
 
 def button(message, kind: str) -> str:
@@ -35,17 +22,9 @@ def button(message, kind: str) -> str:
     )
 
 
-async def setup(make_fake_telegram, players: int = 2, admin: bool = True):
-    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
-    users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
-    boss = server.add_user("Admin", started=True)
-    group = server.add_group("Friends", [*users, boss], admins=[boss] if admin else [])
-    return server, users, boss, group
-
-
 @async_test
 async def test_start_needs_the_creator_or_an_admin_and_two_players(make_fake_telegram, tmp_path):
-    server, users, boss, group = await setup(make_fake_telegram, players=3)
+    server, users, boss, group = await friends_and_admin(make_fake_telegram, players=3)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         table = Table(server, group, users, random.Random(1))
         lobby = await table.open_lobby()
@@ -68,7 +47,7 @@ async def test_start_needs_the_creator_or_an_admin_and_two_players(make_fake_tel
 async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, _boss, group = await setup(make_fake_telegram, players=3)
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         service = durak_of(app).service
         table = Table(server, group, users, random.Random(2))
@@ -119,7 +98,7 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
 async def test_a_deleted_table_is_reposted_and_a_blocked_player_is_reported(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, _boss, group = await setup(make_fake_telegram, players=2)
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(3))

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,17 +13,8 @@ from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Chat, User
 
-from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
+from .harness import SCALE, Table, durak_of, running_bot
 from .textcards import cards_in
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    root = logging.getLogger()
-    root.addHandler(handler)
-    yield handler
-    root.removeHandler(handler)
 
 
 def friends(server: FakeTelegram, players: int) -> tuple[list[User], Chat]:

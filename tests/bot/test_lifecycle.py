@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import random
-from collections.abc import Iterator
-
-import pytest
 
 from bot import callbacks as cb
 from bot import settings as menu
@@ -17,23 +13,7 @@ from durak import check_record
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
-
-
-async def setup(make_fake_telegram, players: int = 2):
-    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
-    users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
-    boss = server.add_user("Admin", started=True)
-    group = server.add_group("Friends", [*users, boss], admins=[boss])
-    return server, users, boss, group
+from .harness import SCALE, Table, durak_of, friends_and_admin, running_bot
 
 
 async def started(table: Table) -> None:
@@ -46,7 +26,7 @@ async def started(table: Table) -> None:
 async def test_timers_finish_a_game_in_which_one_player_never_presses(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, _boss, group = await setup(make_fake_telegram, players=2)
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         await bot.service.set_chat_settings(group.id, turn_timeout=10)  # 0.5 s here
@@ -69,7 +49,7 @@ async def test_timers_finish_a_game_in_which_one_player_never_presses(
 
 @async_test
 async def test_a_pending_deadline_survives_a_restart(make_fake_telegram, tmp_path, errors):
-    server, users, _boss, group = await setup(make_fake_telegram, players=3)
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
     db = tmp_path / "db.sqlite3"
     async with running_bot(server, db) as app:
         bot = durak_of(app)
@@ -94,7 +74,7 @@ async def test_a_pending_deadline_survives_a_restart(make_fake_telegram, tmp_pat
 
 @async_test
 async def test_every_setting_changes_the_next_games_rules(make_fake_telegram, tmp_path, errors):
-    server, users, boss, group = await setup(make_fake_telegram, players=4)
+    server, users, boss, group = await friends_and_admin(make_fake_telegram, players=4)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(6))
@@ -137,7 +117,7 @@ async def test_every_setting_changes_the_next_games_rules(make_fake_telegram, tm
 
 @async_test
 async def test_admin_commands_are_refused_to_others(make_fake_telegram, tmp_path, errors):
-    server, users, boss, group = await setup(make_fake_telegram, players=3)
+    server, users, boss, group = await friends_and_admin(make_fake_telegram, players=3)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(7))
@@ -217,7 +197,7 @@ async def test_removed_from_a_group_and_migrated_groups(make_fake_telegram, tmp_
 
 @async_test
 async def test_an_idle_lobby_expires(make_fake_telegram, tmp_path, errors):
-    server, users, _boss, group = await setup(make_fake_telegram, players=2)
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
     async with running_bot(server, tmp_path / "db.sqlite3", lobby_idle=0.5) as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(10))

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import random
-from collections.abc import Iterator
-
-import pytest
 
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from .harness import SCALE, ErrorLog, Table, durak_of, running_bot
-
-
-@pytest.fixture
-def errors() -> Iterator[ErrorLog]:
-    handler = ErrorLog()
-    logging.getLogger().addHandler(handler)
-    yield handler
-    logging.getLogger().removeHandler(handler)
+from .harness import SCALE, Table, durak_of, running_bot
 
 
 @async_test
