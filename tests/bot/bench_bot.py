@@ -1,0 +1,575 @@
+"""Benchmark: many games at once, played by simulated users through the real bot
+and the fake Bot API server on loopback. Player actions per second and the time
+from a button press to its answer.
+
+    python -m tests.bot.bench_bot [--games 100] [--players 4] [--seconds 30] [--db PATH]
+
+The fake server enforces Telegram's per-chat flood limits in real time (20 sends
+or edits a minute per group, about one a second per private chat); only the
+bot-wide 30/s cap is lifted, as 100 busy groups need far more. The bot's outbox
+runs with its default limits except a bot-wide rate to match. The bot runs in a
+process of its own, as in production, so its CPU is its own; the fake server and
+the users share this one.
+
+Each user looks at his newest panel, presses one of the buttons that look legal
+(a card not in brackets, Take, Pass, Done; a few presses are careless), waits for
+the answer, then waits until the bot shows him something new (at most a few
+seconds, ``--look``) before the next press. No thinking time. When a game ends,
+its first player presses Play again. Actions that changed a game are read from
+the service at the end (a game's version counts its actions, a turn timer's
+included: rare in a short run, as the bot's clocks run at production speed).
+
+``--time-scale`` compresses the flood limits to take the game's pace out of the
+picture; ``--profile FILE`` writes a cProfile (CPU time) of the bot's process.
+Figures and findings: BENCHMARKS.md, "Telegram bot".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import dataclasses
+import inspect
+import logging
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from bot import callbacks as cb
+from bot.app import DurakBot, setup_logging
+from bot.outbox import SendLimits
+from durak.selfplay import engine_kind
+from durak.service import GameService
+from durak.service_types import FINISHED
+from tests.fake_telegram import FakeTelegram, RateLimits
+from tests.fake_telegram.models import Chat, Message, User
+
+from .harness import running_bot
+
+#: Bot-wide cap of the fake server: Telegram's 30/s lifted for 100 busy groups.
+GLOBAL_MAX = 10_000
+#: Seconds a user waits for something new before he looks again (or, by default,
+#: after a press before he presses again; ``--look``).
+PATIENCE = 2.0
+#: Share of presses on any button of the panel, legal-looking or not.
+CARELESS = 0.05
+#: Longer than the fake server's 15 s callback answer timeout.
+ANSWER_WAIT = 20.0
+SETUP_TIMEOUT = 120.0
+BOT_START_TIMEOUT = 60.0
+BOT_STOP_TIMEOUT = 60.0
+
+
+def bot_clocks(time_scale: float) -> dict[str, float]:
+    """The bot's numeric settings (turn clock, AI pauses, sweeps) at their production
+    defaults, the turn clock scaled only with ``--time-scale``: ``running_bot`` speeds
+    them up for the tests, a benchmark must not. Empty where ``running_bot`` takes none."""
+    params = inspect.signature(running_bot).parameters.values()
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return {}
+    fields = dataclasses.fields(DurakBot)
+    clocks = {f.name: f.default for f in fields if type(f.default) in (int, float)}
+    if "time_scale" in clocks:
+        clocks["time_scale"] = time_scale
+    return clocks  # type: ignore[return-value]
+
+
+def limits(time_scale: float = 1.0) -> tuple[RateLimits, SendLimits]:
+    """The fake server's limits and the bot's: Telegram's, bar the bot-wide cap.
+    The outbox keeps its default margin under that cap (28/s for Telegram's 30/s)."""
+    server = RateLimits(global_max=GLOBAL_MAX)
+    ratio = SendLimits().global_per_second / RateLimits().global_max
+    bot = SendLimits(global_per_second=GLOBAL_MAX * ratio)
+    if time_scale != 1.0:
+        return server.scaled(time_scale), bot.scaled(time_scale)
+    return server, bot
+
+
+# ---------------------------------------------------------------------- the bot's process
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What ``running_bot`` needs of the server, which lives in the parent process."""
+
+    token: str
+    base_url: str
+
+
+class _ErrorCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count = 0
+        self.first: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        if len(self.first) < 5:
+            self.first.append(f"{record.name}: {record.getMessage()}")
+
+
+def bot_process(
+    endpoint: Endpoint,
+    db: str,
+    send_limits: SendLimits,
+    time_scale: float,
+    conn: Connection,
+    profile: str | None,
+) -> None:
+    """Run the bot until told to stop; with ``profile``, cProfile the measured window."""
+    setup_logging("WARNING")
+    errors = _ErrorCount()
+    logging.getLogger().addHandler(errors)
+    # CPU time of the loop's thread, not wall time: on a shared machine, wall time
+    # charges a call with the time other programs held the core.
+    profiler = cProfile.Profile(time.thread_time) if profile else None
+    try:
+        asyncio.run(_serve(endpoint, Path(db), send_limits, time_scale, conn, profiler))
+    except BaseException as e:
+        conn.send({"failed": repr(e)})
+        raise
+    if profiler is not None and profile:
+        profiler.dump_stats(profile)
+    conn.send({"errors": errors.count, "first_errors": errors.first})
+    conn.close()
+
+
+async def _serve(
+    endpoint: Endpoint,
+    db: Path,
+    send_limits: SendLimits,
+    time_scale: float,
+    conn: Connection,
+    profiler: cProfile.Profile | None,
+) -> None:
+    clocks = bot_clocks(time_scale)
+    async with running_bot(endpoint, db, send_limits, **clocks):  # type: ignore[arg-type]
+        conn.send({"ready": os.getpid(), "engine": engine_kind(), "clocks": clocks})
+        while True:
+            try:
+                command = await asyncio.to_thread(conn.recv)
+            except EOFError:  # the benchmark is gone: stop as well
+                break
+            if command == "go" and profiler is not None:
+                profiler.enable()  # on the loop's thread, which is the one to profile
+            elif command == "stop":
+                break
+        if profiler is not None:
+            profiler.disable()
+
+
+# ---------------------------------------------------------------------- the fake server
+
+
+class BenchTelegram(FakeTelegram):
+    """The fake server, plus what the users look at without scanning chats: per
+    chat, a count of the bot's posts and edits with a wake-up for those waiting on
+    it, and the newest panel, lobby and game-over message of each chat."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.revisions: Counter[int] = Counter()
+        # (chat id, "1g"|"1j"|"1r") -> the newest such message and its game (kept here:
+        # a panel loses its buttons when its game ends)
+        self.newest: dict[tuple[int, str], tuple[Message, int]] = {}
+        self._waiters: dict[int, list[asyncio.Event]] = {}
+
+    def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
+        message = super().post_bot_message(chat, **fields)
+        for button in message.buttons:
+            data = button.callback_data or ""
+            if data[:2] in ("1g", "1j", "1r"):
+                self.newest[(chat.id, data[:2])] = (message, cb.decode(data).game_id)
+                break
+        self._changed_in(chat.id)
+        return message
+
+    def apply_edit(self, message: Message, **fields: Any) -> None:
+        super().apply_edit(message, **fields)
+        self._changed_in(message.chat.id)
+
+    def _changed_in(self, chat_id: int) -> None:
+        self.revisions[chat_id] += 1
+        for event in self._waiters.pop(chat_id, ()):
+            event.set()
+
+    def seen(self, chats: Iterable[int]) -> tuple[int, ...]:
+        return tuple(self.revisions[c] for c in chats)
+
+    async def wait_change(
+        self, chats: tuple[int, ...], seen: tuple[int, ...], timeout: float
+    ) -> None:
+        """Until the bot posts or edits in one of ``chats`` (or :meth:`wake_all`)."""
+        if self.seen(chats) != seen:
+            return
+        event = asyncio.Event()
+        for chat_id in chats:
+            self._waiters.setdefault(chat_id, []).append(event)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout)
+
+    def wake_all(self) -> None:
+        for chat_id in list(self._waiters):
+            self._changed_in(chat_id)
+
+
+# ---------------------------------------------------------------------- the players
+
+
+@dataclass
+class Table:
+    group: Chat
+    users: list[User]
+    rng: random.Random
+    again: set[int] = field(default_factory=set)  # games whose Play again was pressed
+
+
+def button_data(message: Message, kind: str = "") -> str:
+    """The callback data of the message's first button of this kind (``1<kind>.``)."""
+    for button in message.buttons:
+        data = button.callback_data
+        if data and (not kind or data[1] == kind):
+            return data
+    raise LookupError(f"message {message.message_id} has no {kind or 'callback'} button")
+
+
+def looks_legal(text: str, data: str) -> bool:
+    """What a player reads as playable: no Refresh or Back, no card in brackets."""
+    move = cb.decode(data).move
+    if isinstance(move, cb.Refresh | cb.Back):
+        return False
+    return not (isinstance(move, cb.Tap) and text.startswith("("))
+
+
+@dataclass
+class Bench:
+    server: BenchTelegram
+    look: float = PATIENCE  # after a press, wait at most this long for something new
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    presses: int = 0
+    noted: int = 0  # answers with a text: refusals (and notes like "Dealt!")
+    unanswered: int = 0
+    play_again: int = 0
+
+    async def press(self, user: User, message: Message, data: str) -> str | None:
+        """Press and wait for the answer; the time to it counts while measuring."""
+        try:
+            press = self.server.press(user, message.chat, message.message_id, data)
+        except ValueError:  # the message went away meanwhile
+            return None
+        began = time.perf_counter()
+        answered: list[float] = []  # when the answer arrived, before this task wakes up
+        press.future.add_done_callback(lambda _f: answered.append(time.perf_counter()))
+        try:
+            answer = await press.wait(ANSWER_WAIT)
+        except TimeoutError:
+            self.unanswered += self.measuring
+            return None
+        if self.measuring:
+            self.presses += 1
+            self.latencies.append((answered[0] if answered else time.perf_counter()) - began)
+            self.noted += bool(answer.text)
+        return answer.text or answer.url or ""
+
+    async def set_up(self, table: Table) -> None:
+        """Lobby, everyone joins, the creator deals; until every panel is there."""
+        group, creator = table.group, table.users[0]
+        await creator.send(group, "/newgame")
+        lobby, game_id = await self._newest(group.id, "1j")
+        join, start = button_data(lobby, "j"), button_data(lobby, "s")
+        answers = await asyncio.gather(*(self.press(u, lobby, join) for u in table.users[1:]))
+        if any(a is None or "?start=" in a for a in answers):
+            raise RuntimeError(f"joining the lobby in {group.title} failed: {answers}")
+        await self.press(creator, lobby, start)
+        for user in table.users:
+            _panel, panel_game = await self._newest(user.id, "1g")
+            if panel_game != game_id:
+                raise RuntimeError(f"{user.first_name} got a panel of game {panel_game}")
+
+    async def _newest(self, chat_id: int, kind: str) -> tuple[Message, int]:
+        deadline = time.monotonic() + SETUP_TIMEOUT
+        while (chat_id, kind) not in self.server.newest:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no {kind} message in chat {chat_id}")
+            seen = self.server.seen((chat_id,))
+            await self.server.wait_change((chat_id,), seen, 1.0)
+        return self.server.newest[(chat_id, kind)]
+
+    async def play(self, table: Table, k: int) -> None:
+        """One user: press a legal-looking button of the newest panel, wait for the
+        answer, then for something new; the first player also restarts ended games."""
+        user, rng, newest = table.users[k], table.rng, self.server.newest
+        chats = (user.id, table.group.id) if k == 0 else (user.id,)
+        while not self.stop.is_set():
+            seen = self.server.seen(chats)
+            panel, playing = newest.get((user.id, "1g"), (None, 0))
+            ended, over = newest.get((table.group.id, "1r"), (None, 0)) if k == 0 else (None, 0)
+            if ended is not None and over >= playing and over not in table.again:
+                table.again.add(over)
+                self.play_again += self.measuring
+                await self.press(user, ended, button_data(ended, "r"))
+                await self.server.wait_change(chats, seen, PATIENCE)
+                continue
+            data = choose(panel, rng) if panel is not None else None
+            if data is None or panel is None:
+                await self.server.wait_change(chats, seen, PATIENCE)
+                continue
+            await self.press(user, panel, data)
+            await self.server.wait_change(chats, seen, self.look)
+
+
+def choose(panel: Message, rng: random.Random) -> str | None:
+    buttons = [(b.text, b.callback_data) for b in panel.buttons if b.callback_data]
+    if not buttons:
+        return None
+    if rng.random() < CARELESS:
+        return rng.choice(buttons)[1]
+    good = [data for text, data in buttons if looks_legal(text, data)]
+    return rng.choice(good) if good else None
+
+
+# ---------------------------------------------------------------------- measuring
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux ``/proc``); None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> float | None:
+    """CPU seconds spent so far by everything on the machine (``/proc/stat``)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+async def count_actions(db: Path, creators: list[int]) -> tuple[int, int, int]:
+    """Actions applied (a game's version is its number of actions), games, finished."""
+    actions = games = finished = 0
+    async with await GameService.open(db) as service:
+        for user_id in creators:
+            for info in await service.games_of_user(user_id, include_ended=True):
+                actions += info.version
+                games += info.game is not None
+                finished += info.status == FINISHED
+    return actions, games, finished
+
+
+async def _recv(
+    conn: Connection, proc: multiprocessing.process.BaseProcess, timeout: float
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while not await asyncio.to_thread(conn.poll, 0.5):
+        if not proc.is_alive():
+            raise RuntimeError(f"the bot process ended (exit code {proc.exitcode})")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the bot process said nothing for {timeout} s")
+    message = conn.recv()
+    if "failed" in message:
+        raise RuntimeError(f"the bot process failed: {message['failed']}")
+    return message  # type: ignore[no-any-return]
+
+
+async def run(args: argparse.Namespace, db: Path) -> dict[str, Any]:
+    server_limits, send_limits = limits(args.time_scale)
+    out: dict[str, Any] = {"server_limits": server_limits, "send_limits": send_limits}
+    server = BenchTelegram(rate_limits=server_limits, log_requests=False)
+    await server.start()
+    rng = random.Random(args.seed)
+    tables = []
+    for g in range(args.games):
+        users = [server.add_user(f"P{g}x{k}", started=True) for k in range(args.players)]
+        group = server.add_group(f"Bench {g}", users, admins=users[:1])
+        tables.append(Table(group, users, random.Random(rng.randrange(1 << 30))))
+
+    spawn = multiprocessing.get_context("spawn")
+    conn, child_conn = spawn.Pipe()
+    endpoint = Endpoint(server.token, server.base_url)
+    proc = spawn.Process(
+        target=bot_process,
+        args=(endpoint, str(db), send_limits, args.time_scale, child_conn, args.profile),
+        name="durak-bot",
+    )
+    proc.start()
+    bench = Bench(server, look=args.look)
+    players: list[asyncio.Task[None]] = []
+    try:
+        ready = await _recv(conn, proc, BOT_START_TIMEOUT)
+        out["pid"], out["engine"], out["clocks"] = ready["ready"], ready["engine"], ready["clocks"]
+
+        began = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(bench.set_up(t) for t in tables)), SETUP_TIMEOUT)
+        out["setup_s"] = time.perf_counter() - began
+
+        conn.send("go")
+        bot_cpu, own_cpu, busy = cpu_seconds(proc.pid or 0), time.process_time(), machine_busy()
+        stats0 = (server.stats.accepted, server.rate_limited_count(), server.limit_violations())
+        bench.measuring = True
+        began = time.perf_counter()
+        players += [
+            asyncio.create_task(bench.play(t, k)) for t in tables for k in range(args.players)
+        ]
+        await asyncio.sleep(args.seconds)
+        bench.stop.set()
+        server.wake_all()
+        await asyncio.wait_for(asyncio.gather(*players), ANSWER_WAIT + PATIENCE + 5)
+        out["window_s"] = time.perf_counter() - began
+        bench.measuring = False
+        bot_cpu_end, busy_end = cpu_seconds(proc.pid or 0), machine_busy()
+        out["own_cpu"] = (time.process_time() - own_cpu) / out["window_s"]
+        if bot_cpu is not None and bot_cpu_end is not None:
+            out["bot_cpu"] = (bot_cpu_end - bot_cpu) / out["window_s"]
+            if busy is not None and busy_end is not None:
+                others = (busy_end - busy) / out["window_s"] - out["bot_cpu"] - out["own_cpu"]
+                out["others_cpu"] = max(others, 0.0)
+        out["accepted"] = server.stats.accepted - stats0[0]
+        out["rate_limited"] = server.rate_limited_count() - stats0[1]
+        out["violations"] = server.limit_violations() - stats0[2]
+        conn.send("stop")
+        final = await _recv(conn, proc, BOT_STOP_TIMEOUT)
+        out["bot_errors"], out["first_errors"] = final["errors"], final["first_errors"]
+    finally:
+        bench.stop.set()
+        for task in players:
+            task.cancel()
+        await asyncio.gather(*players, return_exceptions=True)
+        with contextlib.suppress(OSError):
+            conn.send("stop")
+        await asyncio.to_thread(proc.join, BOT_STOP_TIMEOUT)
+        if proc.is_alive():
+            proc.terminate()
+            await asyncio.to_thread(proc.join, 5)
+        await server.stop()
+    out["rate_limited_total"] = server.rate_limited_count()
+    out["server_errors"] = len(server.internal_errors)
+    out["unanswered"] = bench.unanswered + len(server.unanswered_callbacks())
+    out["actions"], out["games_played"], out["finished"] = await count_actions(
+        db, [t.users[0].id for t in tables]
+    )
+    out["presses"], out["noted"], out["play_again"] = bench.presses, bench.noted, bench.play_again
+    out["latencies"] = sorted(bench.latencies)
+    return out
+
+
+def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
+    rl: RateLimits = out["server_limits"]
+    sl: SendLimits = out["send_limits"]
+    window, lat = out["window_s"], out["latencies"]
+    ms = {q: percentile(lat, q) * 1000 for q in (0.5, 0.95, 0.99)}
+    actions_per_s = out["actions"] / window
+    met = actions_per_s >= 200 and ms[0.99] < 100
+    cpu, per_action, others = "", "", ""
+    if "bot_cpu" in out:
+        cpu = f"bot process {out['bot_cpu']:.0%} of a core, "
+        bot_ms = out["bot_cpu"] * window * 1000
+        per_action = (
+            f"bot CPU per applied action: {bot_ms / max(out['actions'], 1):.1f} ms"
+            f"  (per press: {bot_ms / max(out['presses'], 1):.1f} ms)"
+        )
+    if "others_cpu" in out:
+        others = f", other programs {out['others_cpu']:.0%} (of {os.cpu_count()} cores)"
+    lines = [
+        f"games: {args.games}  players: {args.players}  seconds: {args.seconds}"
+        f"  (bot in its own process, pid {out['pid']})",
+        f"engine: {out['engine']}",
+        f"fake Telegram limits ({'enforced' if rl.enforce else 'observed only'}):"
+        f" group {rl.group_max} per {rl.group_window:g} s, private burst {rl.private_burst}"
+        f" + {rl.private_per_second:g}/s, bot-wide {rl.global_max} per {rl.global_window:g} s"
+        + ("" if args.time_scale == 1 else f"  (time scaled x{args.time_scale:g})"),
+        f"bot outbox: SendLimits(group_interval={sl.group_interval:g},"
+        f" private_interval={sl.private_interval:g},"
+        f" global_per_second={sl.global_per_second:.0f}, max_in_flight={sl.max_in_flight})",
+        f"bot settings: {out['clocks'] or 'as running_bot sets them'}",
+        f"setup: {args.games} lobbies joined and dealt in {out['setup_s']:.1f} s",
+        f"measured: {window:.1f} s  (users stop pressing after {args.seconds} s)",
+        f"presses: {out['presses']}  ({out['presses'] / window:.0f}/s;"
+        f" {out['noted']} answered with a text, mostly refusals)",
+        f"applied actions: {out['actions']}  ({actions_per_s:.0f}/s;"
+        f" games: {out['games_played']}, finished: {out['finished']},"
+        f" play again pressed: {out['play_again']})",
+        f"press->answer ms: p50 {ms[0.5]:.1f}  p95 {ms[0.95]:.1f}  p99 {ms[0.99]:.1f}"
+        f"  max {(lat[-1] if lat else float('nan')) * 1000:.1f}",
+        f"sends+edits accepted: {out['accepted']} ({out['accepted'] / window:.0f}/s)"
+        f"  429 answers: {out['rate_limited']} (whole run: {out['rate_limited_total']})"
+        f"  violations: {out['violations']}",
+        f"cpu while measuring: {cpu}fake server + users {out['own_cpu']:.0%}{others}",
+        per_action,
+        f"errors: bot logged {out['bot_errors']}, fake server {out['server_errors']},"
+        f" unanswered presses {out['unanswered']}",
+        f"target (>= 200 actions/s, p99 < 100 ms): {'met' if met else 'MISSED'}",
+    ]
+    lines += [f"  bot error: {e}" for e in out["first_errors"]]
+    return "\n".join(line for line in lines if line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_bot", description=__doc__)
+    parser.add_argument("--games", type=int, default=100, help="games played at once")
+    parser.add_argument("--players", type=int, default=4, help="players per game (2-6)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="time the users play")
+    parser.add_argument("--db", type=Path, default=None, help="a new database file (kept)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--look",
+        type=float,
+        default=PATIENCE,
+        help="after a press, how long a user waits for his panel to change before he presses"
+        f" again (default {PATIENCE:g} s; 0: at once, on what he sees)",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="compress the flood limits' time in the server and the outbox alike"
+        " (0.05: a minute lasts 3 s); 1 is Telegram's real time",
+    )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        help="cProfile (CPU time) the bot process while measuring, into this file",
+    )
+    args = parser.parse_args(argv)
+    if not (1 <= args.games <= 1000 and 2 <= args.players <= 6 and 0 < args.seconds <= 600):
+        parser.error("need 1-1000 games, 2-6 players, 0-600 seconds")
+    if not 0 <= args.look <= 60:
+        parser.error("--look must be 0-60 seconds")
+    if not 0 < args.time_scale <= 1:
+        parser.error("--time-scale must be in (0, 1]")
+    if args.db is not None and args.db.exists():
+        parser.error(f"{args.db} exists: the benchmark needs a new database")
+    with tempfile.TemporaryDirectory(prefix="durak-bench-bot-") as tmp:
+        db = args.db or Path(tmp) / "durak.sqlite3"
+        out = asyncio.run(run(args, db))
+    print(report(args, out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
