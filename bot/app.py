@@ -84,6 +84,7 @@ class DurakBot:
             self.service,
             self.presenter.changed,
             self.presenter.show,
+            settings=self.langs.chat_settings,
             decide=self.ai.decide,
             away_delay=self.away_delay,
             ai_pause=self.ai_pause,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from durak import Pass
 from durak.actions import Action
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
-from durak.service_types import LOBBY, RUNNING, GameInfo
+from durak.service_types import FINISHED, LOBBY, RUNNING, GameInfo
 
 from . import callbacks as cb
 from . import keyboards, render
@@ -256,6 +257,7 @@ class Handlers:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         before = await self.service.chat_settings(chat.id)
         after = await self.service.set_chat_settings(chat.id, **menu.press(code, before))
+        self.langs.changed(after)
         self.outbox.show(
             chat.id, "settings", menu.menu_text(after), menu.menu_keyboard(after), priority=2
         )
@@ -277,8 +279,10 @@ class Handlers:
         if len(self._seen) > _SEEN_QUERIES:
             self._seen.popitem(last=False)
         answer: dict[str, Any] = {}
+        then: Coroutine[Any, Any, None] | None = None
         try:
             answer = await self._button(update, context) or {}
+            then = answer.pop("then", None)
         except ServiceError as e:
             answer = {"text": render.refusal(e.code), "show_alert": True}
         except Exception:
@@ -289,6 +293,11 @@ class Handlers:
                 await query.answer(**answer)
             except TelegramError as e:
                 log.info("could not answer a callback query: %s", e)
+        if then is not None:  # showing the move everywhere need not delay the answer
+            try:
+                await then
+            except Exception:
+                log.exception("showing a move failed")
 
     async def _button(self, update: Update, context: Context) -> dict[str, Any] | None:
         query = update.callback_query
@@ -380,6 +389,9 @@ class Handlers:
             return {"text": render.refusal("game_over"), "show_alert": True}
         if info.seats[seat].away or info.seats[seat].timeouts:
             await self.service.mark_present(info.game_id, user.id)
+            info = await self.service.game(info.game_id)
+            if info.status != RUNNING or info.game is None:
+                return {"text": render.refusal("game_over"), "show_alert": True}
         current = self.outbox.message_id(user.id, slot("panel", info.game_id))
         if current is not None and message_id is not None and message_id != current:
             await self.presenter.panel(info, user.id)
@@ -388,7 +400,9 @@ class Handlers:
         if isinstance(move, cb.Refresh | cb.Back):
             await self.presenter.panel(info, user.id)
             return {}
-        view = info.game.view(seat)
+        game = info.game
+        assert game is not None  # a running game has one
+        view = game.view(seat)
         action: Action
         if isinstance(move, cb.Tap):
             options = keyboards.card_actions(view, move.card)
@@ -430,8 +444,13 @@ class Handlers:
             return {"text": render.refusal("stale_version"), "show_alert": True}
         except IllegalMove as e:
             return {"text": render.refusal(e.code), "show_alert": True}
-        await self.presenter.changed(await self.service.game(info.game_id), result.finished)
-        return {}
+        after = replace(
+            info,
+            version=result.version,
+            status=FINISHED if result.finished else RUNNING,
+            ending=result.ending,
+        )
+        return {"then": self.presenter.changed(after, result.finished)}
 
     # ---- errors -------------------------------------------------------------------
 

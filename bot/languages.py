@@ -7,6 +7,7 @@ from __future__ import annotations
 from telegram import User
 
 from durak.service import GameService
+from durak.service_types import ChatSettings
 
 from .i18n import DEFAULT, pick
 
@@ -16,7 +17,7 @@ class Languages:
         self._service = service
         self._telegram: dict[int, str] = {}
         self._chosen: dict[int, str | None] = {}
-        self._groups: dict[int, str | None] = {}
+        self._groups: dict[int, ChatSettings] = {}
 
     def note(self, user: User | None) -> None:
         """Remember the language a user's Telegram app runs in."""
@@ -32,15 +33,23 @@ class Languages:
         await self._service.set_user_language(user_id, language)
         self._chosen[user_id] = language
 
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """A group's settings, read once (every change goes through ``changed``)."""
+        found = self._groups.get(chat_id)
+        if found is None:
+            found = self._groups[chat_id] = await self._service.chat_settings(chat_id)
+        return found
+
+    def changed(self, settings: ChatSettings) -> None:
+        self._groups[settings.chat_id] = settings
+
+    def forget(self, chat_id: int) -> None:
+        self._groups.pop(chat_id, None)
+
     async def of_group(self, chat_id: int, creator_id: int | None = None) -> str:
-        if chat_id not in self._groups:
-            self._groups[chat_id] = (await self._service.chat_settings(chat_id)).language
-        chosen = self._groups[chat_id]
+        chosen = (await self.chat_settings(chat_id)).language
         if chosen:
             return chosen
         if creator_id is not None:
             return await self.of_user(creator_id)
         return DEFAULT
-
-    def group_changed(self, chat_id: int, language: str | None) -> None:
-        self._groups[chat_id] = language

@@ -142,6 +142,8 @@ class Lifecycle:
             return
         old, new = message.chat.id, message.migrate_to_chat_id
         await self.service.migrate_chat(old, new)
+        self.h.langs.forget(old)
+        self.h.langs.forget(new)
         self.presenter.titles.note(new, message.chat.title)
         open_now = await self.service.active_game(new)
         if open_now is not None:

@@ -135,6 +135,9 @@ class Presenter:
             return
         title = await self.titles.get(info.chat_id)
         over = info.status != RUNNING
+        # Two moves can be shown concurrently: the buttons carry the version of the
+        # state they show (the number of actions applied), not of a slower caller's info.
+        info = replace(info, version=max(info.version, game.view(None).moves))
         left = self.timers.left(game_id, info.version) if self.timers is not None else None
         table = render.Table(
             game_id, info.version, title, info.seats, game.view(None), info.ending, left

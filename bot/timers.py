@@ -22,7 +22,7 @@ from durak.actions import Action
 from durak.cards import Suit
 from durak.service import GameService
 from durak.service_errors import ServiceError, StaleVersion
-from durak.service_types import RUNNING, GameInfo
+from durak.service_types import RUNNING, ChatSettings, GameInfo
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ TICKS = (30, 10)
 
 Changed = Callable[[GameInfo, bool], Awaitable[None]]  # (info, finished): show it, re-arm
 Show = Callable[[int], Awaitable[None]]  # re-render a game (the time left changed)
+Settings = Callable[[int], Awaitable[ChatSettings]]  # a chat's settings (cached by the caller)
 Decide = Callable[[GameInfo, int], Awaitable[Action]]
 
 
@@ -56,6 +57,7 @@ class TurnTimers:
         changed: Changed,
         show: Show,
         *,
+        settings: Settings | None = None,
         decide: Decide | None = None,
         away_delay: float = 1.0,
         ai_pause: float = 1.2,
@@ -65,6 +67,7 @@ class TurnTimers:
         self._service = service
         self._changed = changed
         self._show = show
+        self._settings = settings or service.chat_settings
         self._decide = decide
         self._away_delay = away_delay
         self._ai_pause = ai_pause  # an AI "thinks" a moment: people can follow the table
@@ -113,7 +116,7 @@ class TurnTimers:
             pause = self._ai_pause if ai else self._away_delay
             self._start(info.game_id, self._act(info.game_id, info.version, stand_in, pause))
             return
-        timeout = (await self._service.chat_settings(info.chat_id)).turn_timeout
+        timeout = (await self._settings(info.chat_id)).turn_timeout
         if timeout is None:
             await self._service.set_deadline(info.game_id, info.version, None)
             return
