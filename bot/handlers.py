@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from telegram import Chat, Update, User
