@@ -14,6 +14,10 @@ class Attack:
 
     cards: tuple[Card, ...]
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle through the constructor (see ``Card.__reduce__``)."""
+        return (Attack, (self.cards,))
+
     def step(self) -> dict[str, Any]:
         return {"do": "attack", "cards": [str(c) for c in self.cards]}
 
@@ -27,6 +31,9 @@ class Defend:
 
     attack: Card
     card: Card
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Defend, (self.attack, self.card))
 
     def step(self) -> dict[str, Any]:
         return {"do": "defend", "attack": str(self.attack), "card": str(self.card)}
@@ -63,6 +70,9 @@ class Transfer:
 
     card: Card
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Transfer, (self.card,))
+
     def step(self) -> dict[str, Any]:
         return {"do": "transfer", "card": str(self.card)}
 
@@ -75,6 +85,9 @@ class ShowTrump:
     """Transfer by showing a trump of the attack rank; it stays in the hand."""
 
     card: Card
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (ShowTrump, (self.card,))
 
     def step(self) -> dict[str, Any]:
         return {"do": "show_trump", "card": str(self.card)}

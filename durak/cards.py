@@ -72,6 +72,11 @@ class Card:
     def bit(self) -> int:
         return 1 << self.id
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle as the interned card: a mypyc-compiled frozen dataclass cannot
+        be restored field by field (AI decisions run in worker processes)."""
+        return (card_of, (self.id,))
+
     def __str__(self) -> str:
         """The record form: ``10H``."""
         return self.rank.text + self.suit.letter

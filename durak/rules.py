@@ -48,6 +48,11 @@ class Rules:
         if self.transfer_by_showing_trump and not self.transfer:
             raise ValueError("transfer_by_showing_trump needs transfer")
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle through the constructor: a mypyc-compiled frozen dataclass
+        cannot be restored field by field (AI decisions run in worker processes)."""
+        return (Rules, tuple(getattr(self, f.name) for f in fields(self)))
+
     @property
     def max_players(self) -> int:
         return self.deck // 6

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .actions import Action
 from .cards import Card, Suit
@@ -14,6 +14,11 @@ class Outcome:
 
     losers: tuple[int, ...] = ()
     draw: bool = False
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle through the constructor: a mypyc-compiled frozen dataclass
+        cannot be restored field by field (AI decisions run in worker processes)."""
+        return (Outcome, (self.losers, self.draw))
 
     @property
     def loser(self) -> int | None:
@@ -28,6 +33,9 @@ class SeatInfo:
     cards: int
     out: bool
     team: int | None
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (SeatInfo, (self.seat, self.name, self.cards, self.out, self.team))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +69,9 @@ class View:
     dealer: int | None
     outcome: Outcome | None
     moves: int
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (View, tuple(getattr(self, f.name) for f in fields(self)))
 
     @property
     def over(self) -> bool:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from typing import Protocol
 
 from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, ShowTrump, Transfer
 from . import policy
+from .determinize import Sampler
+from .endgame import OutOfBudget, Solver
 from .mcts import search
+from .moves import search_moves
 from .observation import Observation
 from .seen import Seen
 
@@ -96,6 +100,8 @@ class HardAgent:
     seat knows, with the normal player as the playout policy."""
 
     name = "hard"
+    depth = 3  # tree levels below the root
+    exploration = 0.7  # UCB constant (results are 0..1)
 
     def __init__(self, budget_ms: int | None = 600, iterations: int | None = None) -> None:
         self.seconds = budget_ms / 1000 if budget_ms is not None else None
@@ -103,9 +109,59 @@ class HardAgent:
         self.last_iterations = 0
 
     def choose(self, obs: Observation, rng: random.Random) -> Action:
-        result = search(obs, rng, seconds=self.seconds, iterations=self.iterations)
+        began = time.perf_counter()
+        seconds = self.seconds
+        if perfect_information(obs):
+            deadline = began + seconds / 2 if seconds is not None else None
+            nodes = 40_000 if self.iterations is None else 50 * self.iterations
+            action = solve(obs, rng, deadline, nodes)
+            if action is not None:
+                self.last_iterations = 1
+                return checked(action, obs)
+            if seconds is not None:
+                seconds = max(0.05, seconds - (time.perf_counter() - began))
+        result = search(
+            obs,
+            rng,
+            seconds=seconds,
+            iterations=self.iterations,
+            exploration=self.exploration,
+            depth=self.depth,
+        )
         self.last_iterations = result.iterations
         return checked(result.action, obs)
+
+
+def perfect_information(obs: Observation) -> bool:
+    """Two players left, the stock gone, the discard seen: nothing is hidden."""
+    view = obs.view
+    active = sum(not s.out for s in view.seats)
+    return active == 2 and view.stock == 0 and view.discard == obs.knowledge.discarded.bit_count()
+
+
+def solve(
+    obs: Observation, rng: random.Random, deadline: float | None, max_nodes: int = 40_000
+) -> Action | None:
+    """A move that avoids losing against any defence, the heuristic's if it
+    does; ``None`` if the search ran out of budget or every move loses (then
+    the search for the likeliest mistake of the other player takes over)."""
+    game = Sampler(obs)(rng)  # the only deal there is
+    first = policy.normal(Seen.of_observation(obs))
+    moves = [a for a in search_moves(game, obs.seat) if a in obs.view.legal]
+    if first in obs.view.legal:
+        moves = [first, *(a for a in moves if a != first)]
+    if len(moves) == 1:
+        return moves[0]
+    solver = Solver(obs.seat, max_nodes, deadline)
+    try:
+        for action in moves:
+            child = game.clone()
+            child.apply(obs.seat, action)
+            if solver.safe(child):
+                return action
+    except OutOfBudget:
+        return None
+    return None
 
 
 LEVELS = ("easy", "normal", "hard")

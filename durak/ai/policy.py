@@ -12,6 +12,20 @@ from ..cards import BEATERS, RANK_LANES, card_of, ranks_of
 from .masks import by_worth, cheapest, ids, low_bit, worth
 from .seen import Seen
 
+#: Tuning knobs (ranks above the deck's lowest; stock sizes per player).
+P = {
+    "ceil_hi": 20,
+    "ceil_mid": 20,
+    "ceil_lo": 20,
+    "junk": 4,
+    "pair": 3,
+    "take_stock": 2,
+    "take_high": 5,
+    "take_n": 2,
+    "take_table": 3,
+    "take_low": 4,
+}
+
 
 def attack(cards: list[int]) -> Attack:
     """An attack of these card ids, in the engine's (ascending) order."""
@@ -89,7 +103,7 @@ def _open(s: Seen) -> Action:
         return attack([low_bit(hand)])
     rank = low_bit(ranks_of(plain))
     group = ids(plain & (RANK_LANES << rank))
-    if len(group) >= 2 and rank <= s.low + 3:
+    if len(group) >= 2 and rank <= s.low + P["pair"]:
         return attack(group[:limit])
     return attack(group[:1])
 
@@ -147,13 +161,13 @@ def _plan_worth(s: Seen, plan: list[tuple[int, int]]) -> int:
 def _too_costly(s: Seen, plan: list[tuple[int, int]]) -> bool:
     trump = s.trump
     spent = [b for _, b in plan if b >> 4 == trump]
-    if not spent or len(s.table) >= 3 or s.counts[s.me] + len(s.table) > 8:
+    if not spent or len(s.table) >= P["take_table"] or s.counts[s.me] + len(s.table) > 8:
         return False
-    if s.stock <= 2 * s.n:
+    if s.stock <= P["take_stock"] * s.n:
         return False
     high = max(b & 15 for b in spent)
-    cheap_table = all(a & 15 <= s.low + 4 and a >> 4 != trump for a in s.table)
-    return cheap_table and (high >= s.low + 5 or len(spent) >= 2)
+    cheap_table = all(a & 15 <= s.low + P["take_low"] and a >> 4 != trump for a in s.table)
+    return cheap_table and (high >= s.low + P["take_high"] or len(spent) >= P["take_n"])
 
 
 def _throw(s: Seen) -> Action:
@@ -166,7 +180,7 @@ def _throw(s: Seen) -> Action:
     trump, trumps = s.trump, s.trumps
     if s.taking:
         if s.stock:
-            cards = [c for c in by_worth(mine & ~trumps, trump) if c & 15 <= s.low + 4]
+            cards = [c for c in by_worth(mine & ~trumps, trump) if c & 15 <= s.low + P["junk"]]
         else:
             cards = by_worth(mine, trump)
         return attack(cards[:room]) if cards else PASS
@@ -180,5 +194,6 @@ def _throw(s: Seen) -> Action:
     c = cheapest(mine & ~trumps, trumps)
     if c < 0:
         return PASS
-    ceiling = s.low + (3 if s.stock > 3 * s.n else 5 if s.stock > s.n else 7)
+    stage = "ceil_hi" if s.stock > 3 * s.n else "ceil_mid" if s.stock > s.n else "ceil_lo"
+    ceiling = s.low + P[stage]
     return attack([c]) if c & 15 <= ceiling else PASS
