@@ -114,7 +114,8 @@ class TurnTimers:
         if stand_in:
             ai = any(info.seats[s].is_ai for s in stand_in)
             pause = self._ai_pause if ai else self._away_delay
-            self._start(info.game_id, self._act(info.game_id, info.version, stand_in, pause))
+            version = info.version
+            self._start(info.game_id, lambda: self._act(info.game_id, version, stand_in, pause))
             return
         timeout = (await self._settings(info.chat_id)).turn_timeout
         if timeout is None:
@@ -124,7 +125,7 @@ class TurnTimers:
         self._deadlines[info.game_id] = (info.version, deadline)
         if resume_at is None:
             await self._service.set_deadline(info.game_id, info.version, deadline)
-        self._start(info.game_id, self._wait(info, deadline))
+        self._start(info.game_id, lambda: self._wait(info, deadline))
 
     async def resume(self, games: list[GameInfo]) -> None:
         """After a restart: stored deadlines run on; other games get a fresh clock."""
@@ -134,9 +135,10 @@ class TurnTimers:
             same = d is not None and d.version == info.version
             await self.arm(info, resume_at=d.deadline if d is not None and same else None)
 
-    def _start(self, game_id: int, work: Coroutine[Any, Any, None]) -> None:
+    def _start(self, game_id: int, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work()`` as the game's clock task (a factory: a task cancelled before
+        it starts must not leave a never-awaited coroutine behind)."""
         if self._closed:  # arm() was still awaiting the store when close() ran
-            work.close()
             return
         older = self._tasks.pop(game_id, None)  # two arms raced: only the last one runs
         if older is not None and older is not asyncio.current_task():
@@ -144,7 +146,7 @@ class TurnTimers:
 
         async def run() -> None:
             try:
-                await work
+                await work()
             except asyncio.CancelledError:
                 raise
             except Exception:
