@@ -102,6 +102,7 @@ class HardAgent:
     name = "hard"
     depth = 3  # tree levels below the root
     exploration = 0.7  # UCB constant (results are 0..1)
+    policy_opponents = False  # the others move by the heuristic in the tree too
 
     def __init__(self, budget_ms: int | None = 600, iterations: int | None = None) -> None:
         self.seconds = budget_ms / 1000 if budget_ms is not None else None
@@ -127,6 +128,7 @@ class HardAgent:
             iterations=self.iterations,
             exploration=self.exploration,
             depth=self.depth,
+            policy_opponents=self.policy_opponents,
         )
         self.last_iterations = result.iterations
         return checked(result.action, obs)

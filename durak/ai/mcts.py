@@ -36,7 +36,7 @@ class Node:
         self.visits = 0
         self.avail = 1
         self.wins = 0.0
-        self.children: dict[Action, Node] = {}
+        self.children: dict[tuple[int, Action], Node] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +118,12 @@ def search(
     iterations: int | None = None,
     exploration: float = 0.7,
     depth: int = 3,
+    policy_opponents: bool = False,
 ) -> SearchResult:
     """The action with the most visits after the budget (seconds and/or
-    iterations, whichever ends first)."""
+    iterations, whichever ends first). With ``policy_opponents`` the other
+    seats move by the heuristic inside the tree too (their moves only branch
+    it), and ``depth`` counts the observer's own decisions."""
     began = time.perf_counter()
     view, me = obs.view, obs.seat
     table = [a.id for a, _ in view.table]
@@ -147,26 +150,26 @@ def search(
             children = node.children
             fresh: Action | None = None
             for a in choices:
-                child = children.get(a)
+                child = children.get((seat, a))
                 if child is None:
                     if fresh is None:
                         fresh = a
                 else:
                     child.avail += 1
             if fresh is not None:
-                child = children[fresh] = Node(seat)
+                child = children[seat, fresh] = Node(seat)
                 game.apply(seat, fresh)
                 path.append(child)
                 break
             best, best_value = choices[0], -1.0
             for a in choices:
-                child = children[a]
+                child = children[seat, a]
                 value = child.wins / child.visits + exploration * sqrt(
                     log(child.avail) / child.visits
                 )
                 if value > best_value:
                     best, best_value = a, value
-            child = children[best]
+            child = children[seat, best]
             game.apply(seat, best)
             path.append(child)
             node = child
@@ -174,6 +177,17 @@ def search(
             if game.result is not None or level >= depth:
                 break
             seat = next_seat(game)
+            if policy_opponents:
+                while seat != me and game.result is None:
+                    act = normal(Seen.of_game(game, seat))
+                    nxt = node.children.get((seat, act))
+                    if nxt is None:
+                        nxt = node.children[seat, act] = Node(seat)
+                    game.apply(seat, act)
+                    node = nxt
+                    seat = next_seat(game)
+                if game.result is not None:
+                    break
             choices = search_moves(game, seat)
         rewards = playout(game, me)
         for child in path:
@@ -182,7 +196,7 @@ def search(
         done += 1
     best_act, best_key = root_acts[0], (-1, -1.0)
     for a in root_acts:
-        child = root.children.get(a)
+        child = root.children.get((me, a))
         if child is not None:
             key = (child.visits, child.wins / child.visits)
             if key > best_key:

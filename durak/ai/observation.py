@@ -86,7 +86,7 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
     if start.opener_card >= 0:
         known[start.opener] |= 1 << start.opener_card
     low_trump = int(view.trump) * 16 + int(lowest_rank(rules.deck))
-    discarded = table = passed = shown = 0
+    discarded, table, passed, shown = start.discarded, 0, 0, 0
     attacker, primary_passed = -1, False
     for ev in history.events:
         seat, action = ev.seat, ev.action

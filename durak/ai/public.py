@@ -27,6 +27,7 @@ class PublicStart:
     counts: tuple[int, ...]  # cards in each hand
     stock: int  # cards in the stock, the face-up trump card included
     discard: int  # cards already discarded (a position may start with some)
+    discarded: int  # the mask of those that are known (all were played face up)
     trump_card: int  # card id of the face-up trump card, -1 if none is known
     dealer: int  # -1 for a game set up from a position
     opener: int
@@ -34,12 +35,13 @@ class PublicStart:
     opener_card: int  # the announced lowest trump, -1 if none
 
     @classmethod
-    def of(cls, view: View) -> PublicStart:
+    def of(cls, view: View, discarded: int = 0) -> PublicStart:
         assert view.seat is None, "the public start is read from the public view"
         return cls(
             counts=tuple(s.cards for s in view.seats),
             stock=view.stock,
             discard=view.discard,
+            discarded=discarded,
             trump_card=view.trump_card.id if view.trump_card is not None else -1,
             dealer=view.dealer if view.dealer is not None else -1,
             opener=view.opener if view.opener is not None else -1,
@@ -79,7 +81,9 @@ class Recorder:
 
     def __init__(self, game: Game) -> None:
         view = game.view(None)
-        self.start = PublicStart.of(view)
+        # The view shows the discard as a count; which cards a position's discard
+        # holds is public too (each was played face up), so it is read as well.
+        self.start = PublicStart.of(view, game.discard_mask)
         self.events: list[PublicEvent] = []
         self._last = view
         self._hand_size = game.rules.hand_size
