@@ -95,7 +95,7 @@ def playout(game: Game, root: int) -> list[float]:
     cut = not game.rules.teams and game.n > 2
     out = game.out
     steps = 0
-    while game.result is None and steps < PLAYOUT_STEPS:
+    while not game.over and steps < PLAYOUT_STEPS:
         if cut and out[root]:
             break
         seat = next_seat(game)
@@ -174,11 +174,11 @@ def search(
             path.append(child)
             node = child
             level += 1
-            if game.result is not None or level >= depth:
+            if game.over or level >= depth:
                 break
             seat = next_seat(game)
             if policy_opponents:
-                while seat != me and game.result is None:
+                while seat != me and not game.over:
                     act = normal(Seen.of_game(game, seat))
                     nxt = node.children.get((seat, act))
                     if nxt is None:
@@ -186,7 +186,7 @@ def search(
                     game.apply(seat, act)
                     node = nxt
                     seat = next_seat(game)
-                if game.result is not None:
+                if game.over:  # (not game.result: mypyc would keep it narrowed)
                     break
             choices = search_moves(game, seat)
         rewards = playout(game, me)
