@@ -12,19 +12,9 @@ from ..cards import BEATERS, RANK_LANES, card_of, ranks_of
 from .masks import by_worth, cheapest, ids, low_bit, worth
 from .seen import Seen
 
-#: Tuning knobs (ranks above the deck's lowest; stock sizes per player).
-P = {
-    "ceil_hi": 20,
-    "ceil_mid": 20,
-    "ceil_lo": 20,
-    "junk": 4,
-    "pair": 3,
-    "take_stock": 2,
-    "take_high": 5,
-    "take_n": 2,
-    "take_table": 3,
-    "take_low": 4,
-}
+#: Rank ceilings are counted from the deck's lowest rank (6 in 36 cards).
+PAIR_CEILING = 3  # open a pair of plain cards together up to this rank (9)
+JUNK_CEILING = 4  # give a taker plain cards up to this rank (10) while the stock lasts
 
 
 def attack(cards: list[int]) -> Attack:
@@ -103,36 +93,20 @@ def _open(s: Seen) -> Action:
         return attack([low_bit(hand)])
     rank = low_bit(ranks_of(plain))
     group = ids(plain & (RANK_LANES << rank))
-    if len(group) >= 2 and rank <= s.low + P["pair"]:
+    if len(group) >= 2 and rank <= s.low + PAIR_CEILING:
         return attack(group[:limit])
     return attack(group[:1])
 
 
 def _open_endgame(s: Seen) -> Action:
-    hand, trump, limit = s.hand, s.trump, s.limit
+    """The whole hand if it is one rank and fits (out if it holds), else the
+    cheapest card. Leading what the defender cannot beat, or whole groups,
+    measured worse: the taker gathers cards to beat us with later."""
+    hand = s.hand
     ranks = ranks_of(hand)
-    if ranks & (ranks - 1) == 0 and hand.bit_count() <= limit:
-        return attack(ids(hand))  # the whole hand at once: out if it holds
-    beaters = BEATERS[trump]
-    theirs = s.possible(s.defender)
-    best: list[int] = []
-    best_key = (2, 99)
-    r = ranks
-    while r:
-        low = r & -r
-        r ^= low
-        group = by_worth(hand & (low * RANK_LANES), trump)
-        safe = [c for c in group if not theirs & beaters[c]]
-        if safe:
-            key = (0, worth(safe[0], trump))
-            cards = [c for c in group if c >> 4 != trump or c in safe]
-        else:
-            key = (1, worth(group[0], trump))
-            plain = [c for c in group if c >> 4 != trump]
-            cards = plain or group[:1]
-        if key < best_key:
-            best_key, best = key, cards
-    return attack(best[:limit])
+    if ranks & (ranks - 1) == 0 and hand.bit_count() <= s.limit:
+        return attack(ids(hand))
+    return attack([cheapest(hand, s.trumps)])
 
 
 def _defend(s: Seen) -> Action:
@@ -159,20 +133,24 @@ def _plan_worth(s: Seen, plan: list[tuple[int, int]]) -> int:
 
 
 def _too_costly(s: Seen, plan: list[tuple[int, int]]) -> bool:
+    """Whether covering would spend a high trump (jack or better in 36 cards)
+    or two trumps, on fewer than four attack cards, with a stock deeper than
+    one card per player: then taking is cheaper in the long run."""
     trump = s.trump
     spent = [b for _, b in plan if b >> 4 == trump]
-    if not spent or len(s.table) >= P["take_table"] or s.counts[s.me] + len(s.table) > 8:
+    if not spent or len(s.table) >= 4 or s.counts[s.me] + len(s.table) > 8:
         return False
-    if s.stock <= P["take_stock"] * s.n:
+    if s.stock <= s.n:
         return False
     high = max(b & 15 for b in spent)
-    cheap_table = all(a & 15 <= s.low + P["take_low"] and a >> 4 != trump for a in s.table)
-    return cheap_table and (high >= s.low + P["take_high"] or len(spent) >= P["take_n"])
+    plain_table = all(a >> 4 != trump for a in s.table)
+    return plain_table and (high >= s.low + 5 or len(spent) >= 2)
 
 
 def _throw(s: Seen) -> Action:
-    """Throw in low plain cards; to a taker, junk only; with the stock gone,
-    anything that gets rid of cards, what he cannot beat first."""
+    """Throw in the cheapest matching plain card; to a taker, junk only while
+    the stock lasts; with the stock gone, anything (trumps too): every card
+    thrown is one less to get rid of."""
     room = s.limit - len(s.table)
     mine = s.hand & (s.table_ranks * RANK_LANES)
     if room <= 0 or not mine:
@@ -180,20 +158,11 @@ def _throw(s: Seen) -> Action:
     trump, trumps = s.trump, s.trumps
     if s.taking:
         if s.stock:
-            cards = [c for c in by_worth(mine & ~trumps, trump) if c & 15 <= s.low + P["junk"]]
+            cards = [c for c in by_worth(mine & ~trumps, trump) if c & 15 <= s.low + JUNK_CEILING]
         else:
             cards = by_worth(mine, trump)
         return attack(cards[:room]) if cards else PASS
     if not s.stock:
-        theirs, beaters = s.possible(s.defender), BEATERS[trump]
-        safe = [c for c in by_worth(mine, trump) if not theirs & beaters[c]]
-        if safe:
-            return attack(safe[:1])
-        c = cheapest(mine & ~trumps, trumps)
-        return attack([c]) if c >= 0 else PASS
+        return attack([cheapest(mine, trumps)])
     c = cheapest(mine & ~trumps, trumps)
-    if c < 0:
-        return PASS
-    stage = "ceil_hi" if s.stock > 3 * s.n else "ceil_mid" if s.stock > s.n else "ceil_lo"
-    ceiling = s.low + P[stage]
-    return attack([c]) if c & 15 <= ceiling else PASS
+    return attack([c]) if c >= 0 else PASS
