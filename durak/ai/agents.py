@@ -110,6 +110,14 @@ class HardAgent:
         self.last_iterations = 0
 
     def choose(self, obs: Observation, rng: random.Random) -> Action:
+        try:
+            return checked(self._choose(obs, rng), obs)
+        except ValueError:  # IllegalAction included: a deal the sampler got wrong (a bug)
+            FALLBACKS[0] += 1
+            log.exception("the hard search failed at seat %s; playing normal", obs.seat)
+            return checked(policy.normal(Seen.of_observation(obs)), obs)
+
+    def _choose(self, obs: Observation, rng: random.Random) -> Action:
         began = time.perf_counter()
         seconds = self.seconds
         if perfect_information(obs):
@@ -118,7 +126,7 @@ class HardAgent:
             action = solve(obs, rng, deadline, nodes)
             if action is not None:
                 self.last_iterations = 1
-                return checked(action, obs)
+                return action
             if seconds is not None:
                 seconds = max(0.05, seconds - (time.perf_counter() - began))
         result = search(
@@ -131,7 +139,7 @@ class HardAgent:
             policy_opponents=self.policy_opponents,
         )
         self.last_iterations = result.iterations
-        return checked(result.action, obs)
+        return result.action
 
 
 def perfect_information(obs: Observation) -> bool:
