@@ -14,6 +14,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 
 from durak.actions import Action
 from durak.ai import decide, observation_for
+from durak.ai.agents import BUDGET_MS
 from durak.service_types import GameInfo
 
 from .timers import fallback_action
@@ -23,7 +24,8 @@ log = logging.getLogger(__name__)
 LEVELS = ("easy", "normal", "hard")
 #: Who plays for a player the turn timer marked away.
 AWAY_LEVEL = "normal"
-HARD_BUDGET_MS = 700
+#: The hard search's time per decision: the budget the arena measured.
+HARD_BUDGET_MS = BUDGET_MS
 
 
 class AiPlayers:

@@ -31,6 +31,7 @@ from .languages import Languages
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
+from .request import StreamRequest
 from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
@@ -232,8 +233,8 @@ def build_application(
         ApplicationBuilder()
         .token(config.token)
         .concurrent_updates(concurrency)
-        .connection_pool_size(64)
-        .pool_timeout(10.0)
+        .request(StreamRequest(pool_size=64, pool_timeout=10.0))
+        .get_updates_request(StreamRequest(pool_size=1, pool_timeout=10.0))
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)
     )

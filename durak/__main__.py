@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     arena.add_argument("--seed", type=int, default=0)
     arena.add_argument("--rules", type=_rules, default=Rules())
     arena.add_argument("--players", type=int, help="must equal the number of agents listed")
-    arena.add_argument("--budget-ms", type=int, help="hard: time per decision (default 600)")
+    arena.add_argument("--budget-ms", type=int, help="hard: time per decision (default 300)")
     arena.add_argument("--iterations", type=int, help="hard: search iterations per decision")
     arena.add_argument("--jobs", type=int, default=1, help="worker processes")
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--level", choices=("easy", "normal", "hard"), default="normal")
     play.add_argument("--rules", type=_rules, default=Rules())
     play.add_argument("--seed", type=int, help="the deal (default: a random one)")
-    play.add_argument("--budget-ms", type=int, help="hard: time per decision (default 600)")
+    play.add_argument("--budget-ms", type=int, help="hard: time per decision (default 300)")
 
     args = parser.parse_args(argv)
     if args.command == "check-record":

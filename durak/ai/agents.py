@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 #: tests require it to stay 0); the agent then plays a safe legal action.
 FALLBACKS = [0]
 
+#: The hard search's time per decision: 300 ms measured as strong as 600 ms
+#: against greedy (BENCHMARKS.md), and a bot's AI seat answers sooner.
+BUDGET_MS = 300
+
 
 class Agent(Protocol):
     name: str
@@ -104,7 +108,7 @@ class HardAgent:
     exploration = 0.7  # UCB constant (results are 0..1)
     policy_opponents = False  # the others move by the heuristic in the tree too
 
-    def __init__(self, budget_ms: int | None = 600, iterations: int | None = None) -> None:
+    def __init__(self, budget_ms: int | None = BUDGET_MS, iterations: int | None = None) -> None:
         self.seconds = budget_ms / 1000 if budget_ms is not None else None
         self.iterations = iterations
         self.last_iterations = 0
@@ -180,7 +184,7 @@ AGENTS = ("random", "greedy", *LEVELS)
 
 def make_agent(name: str, budget_ms: int | None = None, iterations: int | None = None) -> Agent:
     """An agent by name; ``budget_ms`` / ``iterations`` bound the hard search
-    (default: 600 ms)."""
+    (default: :data:`BUDGET_MS`)."""
     if name == "random":
         return RandomAgent()
     if name == "greedy":
@@ -191,7 +195,7 @@ def make_agent(name: str, budget_ms: int | None = None, iterations: int | None =
         return NormalAgent()
     if name == "hard":
         if budget_ms is None and iterations is None:
-            budget_ms = 600
+            budget_ms = BUDGET_MS
         return HardAgent(budget_ms, iterations)
     raise ValueError(f"unknown AI {name!r}: one of {', '.join(AGENTS)}")
 

@@ -1,0 +1,238 @@
+"""The bot's HTTP client (bot/request.py) against small scripted HTTP servers on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from telegram import Bot, InputFile
+from telegram.error import NetworkError, TimedOut
+from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter
+
+from bot.request import StreamRequest
+from tests.fake_telegram.fixtures import async_test
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@contextlib.asynccontextmanager
+async def serve(handler: Handler) -> AsyncIterator[tuple[str, list[int]]]:
+    """A loopback server; yields its base URL and a list that counts connections."""
+    connections: list[int] = []
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            await handler(reader, writer)
+        writer.close()
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}", connections
+    finally:
+        server.close()
+
+
+async def read_request(reader: asyncio.StreamReader) -> tuple[str, dict[str, str], bytes]:
+    request_line = (await reader.readline()).decode()
+    headers = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    return request_line, headers, body
+
+
+def answer(body: bytes, extra: str = "") -> bytes:
+    return (
+        f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{extra}"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def params(**values: object) -> RequestData:
+    return RequestData([RequestParameter.from_input(k, v) for k, v in values.items()])
+
+
+async def keep_alive_echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    while True:
+        request_line, headers, body = await read_request(reader)
+        if not request_line:
+            return
+        echo = {
+            "line": request_line.strip(),
+            "type": headers["content-type"],
+            "body": body.decode("latin-1"),
+        }
+        writer.write(answer(json.dumps({"ok": True, "result": echo}).encode()))
+        await writer.drain()
+
+
+@async_test
+async def test_json_requests_reuse_one_connection() -> None:
+    async with serve(keep_alive_echo) as (url, connections):
+        request = StreamRequest()
+        await request.initialize()
+        for n in range(5):
+            status, body = await request.do_request(
+                f"{url}/botTOKEN/sendMessage", "POST", params(chat_id=n, text="hi")
+            )
+            assert status == 200
+            echo = json.loads(body)["result"]
+            assert echo["line"] == "POST /botTOKEN/sendMessage HTTP/1.1"
+            assert echo["type"] == "application/json"
+            assert json.loads(echo["body"]) == {"chat_id": str(n), "text": "hi"}
+        assert len(connections) == 1
+        await request.shutdown()
+
+
+@async_test
+async def test_uploads_are_multipart() -> None:
+    async with serve(keep_alive_echo) as (url, _):
+        request = StreamRequest()
+        await request.initialize()
+        data = params(chat_id=7, document=InputFile(b"\x00record\xff", filename='a"b.json'))
+        _, body = await request.do_request(f"{url}/botT/sendDocument", "POST", data)
+        echo = json.loads(body)["result"]
+        assert echo["type"].startswith("multipart/form-data; boundary=")
+        boundary = echo["type"].split("boundary=")[1]
+        text = echo["body"]
+        assert text.endswith(f"--{boundary}--\r\n")
+        assert 'name="chat_id"\r\n\r\n7\r\n' in text
+        assert 'filename="a\\"b.json"' in text
+        assert "\r\n\r\n\x00record\xff\r\n" in text  # the bytes as they were
+        await request.shutdown()
+
+
+@async_test
+async def test_chunked_answer_and_connection_close() -> None:
+    async def chunked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            b'5\r\n{"ok"\r\n9;ext=1\r\n: true}\r\n\r\n0\r\n\r\n'
+        )
+        await writer.drain()
+
+    async with serve(chunked) as (url, connections):
+        request = StreamRequest()
+        await request.initialize()
+        for _ in range(2):
+            status, body = await request.do_request(f"{url}/botT/getMe", "POST")
+            assert (status, json.loads(body)) == (200, {"ok": True})
+        assert len(connections) == 2  # "Connection: close" is honoured
+        await request.shutdown()
+
+
+@async_test
+async def test_an_idle_connection_closed_by_the_server_is_replaced() -> None:
+    async def one_per_connection(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        await read_request(reader)
+        writer.write(answer(b'{"ok": true}'))  # says keep-alive, then closes anyway
+        await writer.drain()
+
+    async with serve(one_per_connection) as (url, connections):
+        request = StreamRequest()
+        await request.initialize()
+        for _ in range(3):
+            await asyncio.sleep(0.05)  # the close reaches the client's idle connection
+            assert (await request.do_request(f"{url}/botT/getMe", "POST"))[0] == 200
+        assert len(connections) == 3
+        await request.shutdown()
+
+
+@async_test
+async def test_a_connection_lost_after_the_request_is_a_network_error_when_fresh() -> None:
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+
+    async with serve(hang_up) as (url, connections):
+        request = StreamRequest()
+        await request.initialize()
+        with pytest.raises(NetworkError, match="closed the connection"):
+            await request.do_request(f"{url}/botT/getMe", "POST")
+        assert len(connections) == 1  # a fresh connection is not retried
+        await request.shutdown()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"SMTP ready\r\n\r\n",
+        b"HTTP/1.1 abc OK\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+    ],
+)
+@async_test
+async def test_broken_answers_are_network_errors(garbage: bytes) -> None:
+    async def broken(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(garbage)
+        await writer.drain()
+
+    async with serve(broken) as (url, _):
+        request = StreamRequest()
+        await request.initialize()
+        with pytest.raises(NetworkError):
+            await request.do_request(f"{url}/botT/getMe", "POST")
+        await request.shutdown()
+
+
+@async_test
+async def test_timeouts() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        await asyncio.sleep(5)
+
+    async with serve(silent) as (url, _):
+        request = StreamRequest(pool_size=1, read_timeout=0.1, pool_timeout=0.05)
+        await request.initialize()
+        with pytest.raises(TimedOut):
+            await request.do_request(f"{url}/botT/getMe", "POST")
+        # an explicit read timeout wins over the default
+        slow = asyncio.create_task(request.do_request(f"{url}/botT/getMe", "POST", read_timeout=1))
+        await asyncio.sleep(0.05)
+        with pytest.raises(TimedOut, match="not sent"):  # the only connection is busy
+            await request.do_request(f"{url}/botT/getMe", "POST")
+        with pytest.raises(TimedOut):
+            await slow
+        await request.shutdown()
+
+
+@async_test
+async def test_nothing_listening_is_a_network_error() -> None:
+    async with serve(keep_alive_echo) as (url, _):
+        pass  # closed: the port is free again
+    request = StreamRequest()
+    await request.initialize()
+    with pytest.raises(NetworkError, match="cannot connect"):
+        await request.do_request(f"{url}/botT/getMe", "POST")
+    with pytest.raises(NetworkError, match="scheme"):
+        await request.do_request("ftp://example.org/x", "POST")
+    await request.shutdown()
+    with pytest.raises(RuntimeError):
+        await request.do_request(f"{url}/botT/getMe", "POST")
+
+
+@async_test
+async def test_a_ptb_bot_talks_through_it() -> None:
+    async def get_me(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (await read_request(reader))[0]:
+            me = {"id": 1, "is_bot": True, "first_name": "Durak", "username": "durak_bot"}
+            writer.write(answer(json.dumps({"ok": True, "result": me}).encode()))
+            await writer.drain()
+
+    async with serve(get_me) as (url, _):
+        bot = Bot("1:T", base_url=f"{url}/bot", request=StreamRequest())
+        async with bot:
+            assert bot.username == "durak_bot"
