@@ -149,6 +149,23 @@ async def test_an_idle_connection_closed_by_the_server_is_replaced() -> None:
 
 
 @async_test
+async def test_a_reused_connection_that_hangs_up_unanswered_is_retried_once() -> None:
+    async def answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(answer(b'{"ok": true}'))
+        await writer.drain()
+        await read_request(reader)  # the next request on this connection: hang up unanswered
+
+    async with serve(answer_once) as (url, connections):
+        request = StreamRequest()
+        await request.initialize()
+        for _ in range(3):
+            assert (await request.do_request(f"{url}/botT/getMe", "POST"))[0] == 200
+        assert len(connections) == 3  # requests 2 and 3 each went out again on a new one
+        await request.shutdown()
+
+
+@async_test
 async def test_a_connection_lost_after_the_request_is_a_network_error_when_fresh() -> None:
     async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
