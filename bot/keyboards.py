@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from typing import Any
 
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
 from durak.actions import Action
@@ -14,50 +14,65 @@ from .render import card
 
 CARDS_PER_ROW = 6
 
+#: A keyboard as the Bot API's JSON: cheaper to build and send than PTB's objects, which
+#: took a quarter of a busy bot's CPU to construct and serialise (BENCHMARKS.md).
+Markup = dict[str, Any]
+Button = dict[str, str]
+
+
+def button(text: str, callback_data: str | None = None, url: str | None = None) -> Button:
+    if (callback_data is None) == (url is None):
+        raise ValueError("a button has either callback data or a URL")
+    if callback_data is not None:
+        return {"text": text, "callback_data": callback_data}
+    return {"text": text, "url": url or ""}
+
+
+def markup(rows: list[list[Button]]) -> Markup:
+    return {"inline_keyboard": rows}
+
 
 def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
-def lobby(game_id: int, room: bool = True) -> InlineKeyboardMarkup:
+def lobby(game_id: int, room: bool = True) -> Markup:
     """Join / Leave, AI players of three levels while there is a free seat, Start."""
     rows = [
         [
-            InlineKeyboardButton("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
-            InlineKeyboardButton(_("Leave"), callback_data=cb.lobby("l", game_id)),
+            button("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
+            button(_("Leave"), callback_data=cb.lobby("l", game_id)),
         ]
     ]
     if room:
         levels = {"easy": _("easy"), "normal": _("normal"), "hard": _("hard")}
         rows.append(
             [
-                InlineKeyboardButton("🤖 " + levels[level], callback_data=cb.lobby(kind, game_id))
+                button("🤖 " + levels[level], callback_data=cb.lobby(kind, game_id))
                 for kind, level in cb.AI_KINDS.items()
             ]
         )
-    rows.append([InlineKeyboardButton("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))])
-    return InlineKeyboardMarkup(rows)
+    rows.append([button("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))])
+    return markup(rows)
 
 
-def ended(bot_username: str, game_id: int) -> InlineKeyboardMarkup:
+def ended(bot_username: str, game_id: int) -> Markup:
     """Under the end-of-game message: the next game of the series, and the record."""
-    return InlineKeyboardMarkup(
+    return markup(
         [
-            [InlineKeyboardButton("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))],
-            [InlineKeyboardButton("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))],
+            [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))],
+            [button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))],
         ]
     )
 
 
-def table(bot_username: str, game_id: int, over: bool) -> InlineKeyboardMarkup:
+def table(bot_username: str, game_id: int, over: bool) -> Markup:
     """The group's table: a way to one's cards while playing, the record after."""
     if over:
         record = cb.lobby("h", game_id)
-        return InlineKeyboardMarkup(
-            [[InlineKeyboardButton("📄 " + _("Game record"), callback_data=record)]]
-        )
+        return markup([[button("📄 " + _("Game record"), callback_data=record)]])
     url = deep_link(bot_username, f"g{game_id}")
-    return InlineKeyboardMarkup([[InlineKeyboardButton("🃏 " + _("My cards"), url=url)]])
+    return markup([[button("🃏 " + _("My cards"), url=url)]])
 
 
 def playable(view: View) -> set[Card]:
@@ -82,21 +97,21 @@ def card_actions(view: View, c: Card) -> list[Action]:
     return out
 
 
-def panel(game_id: int, version: int, view: View) -> InlineKeyboardMarkup:
+def panel(game_id: int, version: int, view: View) -> Markup:
     """The hand as buttons (cards that can be played now plain, others in
     brackets) and the actions that are legal now."""
     can = playable(view)
-    rows: list[list[InlineKeyboardButton]] = []
-    row: list[InlineKeyboardButton] = []
+    rows: list[list[Button]] = []
+    row: list[Button] = []
     for c in view.hand:
         label = card(c) if c in can else f"({card(c)})"
-        row.append(InlineKeyboardButton(label, callback_data=cb.move(game_id, version, cb.Tap(c))))
+        row.append(button(label, callback_data=cb.move(game_id, version, cb.Tap(c))))
         if len(row) == CARDS_PER_ROW:
             rows.append(row)
             row = []
     if row:
         rows.append(row)
-    actions: list[InlineKeyboardButton] = []
+    actions: list[Button] = []
     for a in view.legal:
         if isinstance(a, Take):
             actions.append(_button("🫴 " + _("Take"), game_id, version, a))
@@ -111,16 +126,12 @@ def panel(game_id: int, version: int, view: View) -> InlineKeyboardMarkup:
     if actions:
         rows.append(actions)
     rows.append(
-        [
-            InlineKeyboardButton(
-                "↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh())
-            )
-        ]
+        [button("↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh()))]
     )
-    return InlineKeyboardMarkup(rows)
+    return markup(rows)
 
 
-def choice(game_id: int, version: int, options: list[Action]) -> InlineKeyboardMarkup:
+def choice(game_id: int, version: int, options: list[Action]) -> Markup:
     """When a tap could mean several things: one button each, and Back."""
     rows = []
     for a in options:
@@ -133,11 +144,9 @@ def choice(game_id: int, version: int, options: list[Action]) -> InlineKeyboardM
         else:
             continue
         rows.append([_button(text, game_id, version, a)])
-    rows.append(
-        [InlineKeyboardButton("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))]
-    )
-    return InlineKeyboardMarkup(rows)
+    rows.append([button("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))])
+    return markup(rows)
 
 
-def _button(text: str, game_id: int, version: int, action: Action) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text, callback_data=cb.move(game_id, version, action))
+def _button(text: str, game_id: int, version: int, action: Action) -> Button:
+    return button(text, callback_data=cb.move(game_id, version, action))

@@ -22,9 +22,10 @@ import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import telegram
-from telegram import InlineKeyboardMarkup, InputFile, LinkPreviewOptions
+from telegram import InlineKeyboardMarkup, InputFile
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -34,15 +35,20 @@ from telegram.error import (
     RetryAfter,
     TelegramError,
 )
-from telegram.warnings import PTBDeprecationWarning
+from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
 _LOGGER = logging.getLogger(__name__)
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_NO_PREVIEW = {"is_disabled": True}
+# The outbox sends through Bot.do_api_request, which asks to use the named method instead:
+# that method would parse every answer into a Message (a fifth of a busy bot's CPU).
+warnings.filterwarnings("ignore", message=r"Please use 'Bot\.", category=PTBUserWarning)
 _NOT_MODIFIED = "message is not modified"
 _GONE = ("message to edit not found", "message can't be edited")
 
+#: A keyboard: PTB's object, or the Bot API's JSON (bot/keyboards.py builds that).
+Markup = InlineKeyboardMarkup | dict[str, Any]
 OnPosted = Callable[[int, str, int], Awaitable[None]]
 OnForbidden = Callable[[int], Awaitable[None]]
 
@@ -52,7 +58,11 @@ class SendLimits:
     """How fast the outbox may talk to Telegram; the defaults sit just under its limits."""
 
     group_interval: float = 3.1  # min seconds between sends/edits in one group chat (20/min)
-    private_interval: float = 1.05  # min seconds between sends/edits in one private chat
+    private_interval: float = 1.05  # seconds per send/edit in one private chat, on average
+    # Telegram lets a private chat go over one a second in a short burst: up to this many
+    # sends/edits at once, then one per private_interval (a token bucket). The spare one is
+    # what lets the player who must act see his turn at once after another player's move.
+    private_burst: int = 2
     global_per_second: float = 28.0  # whole bot; sends are spaced 1/global_per_second apart
     max_in_flight: int = 16  # concurrent HTTP requests (the bot's connection pool must allow it)
     network_retries: int = 3  # retries after TimedOut/NetworkError before an item is dropped
@@ -63,6 +73,8 @@ class SendLimits:
             raise ValueError("intervals must not be negative")
         if self.global_per_second <= 0 or self.max_in_flight < 1 or self.network_retries < 0:
             raise ValueError("global_per_second and max_in_flight must be positive")
+        if self.private_burst < 1:
+            raise ValueError("private_burst must be at least 1")
 
     def scaled(self, factor: float) -> SendLimits:
         """The same limits with time compressed, to match ``RateLimits().scaled(factor)``."""
@@ -80,6 +92,9 @@ class SendLimits:
         """Groups (and channels) have negative ids, private chats are users' positive ids."""
         return self.group_interval if chat_id < 0 else self.private_interval
 
+    def burst(self, chat_id: int) -> int:
+        return 1 if chat_id < 0 else self.private_burst
+
 
 DEFAULT_LIMITS = SendLimits()
 
@@ -91,7 +106,7 @@ class _Item:
     seq: int  # enqueue order; "oldest first" among chats of equal priority
     slot: str | None
     text: str
-    markup: InlineKeyboardMarkup | None
+    markup: Markup | None
     notify: bool
     priority: int
     attempts: int = 0  # network errors so far
@@ -117,10 +132,12 @@ class _Chat:
 
     chat_id: int
     interval: float
+    tolerance: float = 0.0  # (burst - 1) * interval: how far sends may run ahead of the pace
     queue: deque[_Item] = field(default_factory=deque)
     slots: dict[str, _Item] = field(default_factory=dict)  # the queued item of each slot
     priority: int = 0  # the highest priority queued: the head must go first anyway
     ready_at: float = float("-inf")  # earliest time of the next send/edit
+    paced_to: float = float("-inf")  # when the sends so far would end at the steady pace
     busy: _Item | None = None  # the item in flight (at most one per chat)
     heap_key: tuple[object, ...] | None = None  # the live heap entry; older ones are stale
     forbidden: bool = False  # inside a burst of Forbidden answers
@@ -204,7 +221,7 @@ class Outbox:
         chat_id: int,
         slot: str,
         text: str,
-        markup: InlineKeyboardMarkup | None = None,
+        markup: Markup | None = None,
         *,
         notify: bool = False,
         priority: int = 0,
@@ -226,7 +243,7 @@ class Outbox:
         self,
         chat_id: int,
         text: str,
-        markup: InlineKeyboardMarkup | None = None,
+        markup: Markup | None = None,
         *,
         priority: int = 0,
     ) -> None:
@@ -269,7 +286,9 @@ class Outbox:
     def _chat(self, chat_id: int) -> _Chat:
         chat = self._chats.get(chat_id)
         if chat is None:
-            chat = self._chats[chat_id] = _Chat(chat_id, self._limits.interval(chat_id))
+            interval = self._limits.interval(chat_id)
+            tolerance = (self._limits.burst(chat_id) - 1) * interval
+            chat = self._chats[chat_id] = _Chat(chat_id, interval, tolerance)
         return chat
 
     def _enqueue(self, chat: _Chat, item: _Item, *, front: bool = False) -> None:
@@ -379,7 +398,9 @@ class Outbox:
     def _dispatch(self, chat: _Chat, now: float) -> None:
         item = self._take_head(chat)
         chat.busy = item
-        chat.ready_at = now + chat.interval
+        # GCRA, the token bucket as one number: a burst, then one send per interval
+        chat.paced_to = max(chat.paced_to, now) + chat.interval
+        chat.ready_at = chat.paced_to - chat.tolerance
         self._global_ready_at = now + self._global_interval
         self._in_flight += 1
         task = asyncio.create_task(self._deliver(chat, item), name=f"outbox:{chat.chat_id}")
@@ -447,25 +468,32 @@ class Outbox:
                 parse_mode=ParseMode.HTML,
             )
             return sent.message_id
-        message = await self._bot.send_message(
-            chat_id,
-            item.text,
-            parse_mode=ParseMode.HTML,
-            reply_markup=item.markup,
-            link_preview_options=_NO_PREVIEW,
-        )
-        return message.message_id
+        params = {
+            "chat_id": chat_id,
+            "text": item.text,
+            "parse_mode": "HTML",
+            "link_preview_options": _NO_PREVIEW,
+        }
+        if item.markup is not None:
+            params["reply_markup"] = item.markup
+        message = await self._bot.do_api_request("send_message", api_kwargs=params)
+        try:
+            return int(message["message_id"])
+        except (TypeError, KeyError, ValueError):
+            raise TelegramError("sendMessage answered without a message id") from None
 
     async def _edit(self, chat_id: int, message_id: int, item: _Item) -> None:
         try:
-            await self._bot.edit_message_text(
-                item.text,
-                chat_id=chat_id,
-                message_id=message_id,
-                parse_mode=ParseMode.HTML,
-                reply_markup=item.markup,
-                link_preview_options=_NO_PREVIEW,
-            )
+            params = {
+                "chat_id": chat_id,
+                "message_id": message_id,
+                "text": item.text,
+                "parse_mode": "HTML",
+                "link_preview_options": _NO_PREVIEW,
+            }
+            if item.markup is not None:
+                params["reply_markup"] = item.markup
+            await self._bot.do_api_request("edit_message_text", api_kwargs=params)
         except BadRequest as exc:
             description = exc.message.lower()
             if _NOT_MODIFIED in description:
@@ -477,7 +505,9 @@ class Outbox:
     async def _delete_quietly(self, chat_id: int, message_id: int) -> None:
         """Remove the message a notification replaced; a leftover is only cosmetic."""
         try:
-            await self._bot.delete_message(chat_id, message_id)
+            await self._bot.do_api_request(
+                "delete_message", api_kwargs={"chat_id": chat_id, "message_id": message_id}
+            )
         except Exception as exc:
             _LOGGER.debug("chat %s: could not delete message %s: %r", chat_id, message_id, exc)
 
@@ -496,7 +526,7 @@ class Outbox:
         if isinstance(exc, RetryAfter):
             wait = retry_after_seconds(exc)
             _LOGGER.info("chat %s: flood control, waiting %.1f s", chat.chat_id, wait)
-            chat.ready_at = max(chat.ready_at, self._clock() + wait)
+            self._pause(chat, wait)
             self._requeue(chat, item)
         elif isinstance(exc, _MessageGone):
             _LOGGER.debug("chat %s slot %s: message gone, posting anew", chat.chat_id, item.slot)
@@ -551,8 +581,13 @@ class Outbox:
             )
             return
         backoff = self._limits.retry_backoff * 2 ** (item.attempts - 1)
-        chat.ready_at = max(chat.ready_at, self._clock() + backoff)
+        self._pause(chat, backoff)
         self._requeue(chat, item)
+
+    def _pause(self, chat: _Chat, seconds: float) -> None:
+        """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
+        chat.ready_at = max(chat.ready_at, self._clock() + seconds)
+        chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)
 
 
 class _MessageGone(Exception):

@@ -266,6 +266,8 @@ def rendered_game(rules: Rules, players: int, series: str, seed: int) -> Iterato
 
 
 def labels(markup) -> list[str]:
+    if isinstance(markup, dict):  # bot/keyboards.py: the Bot API's JSON
+        return [b["text"] for row in markup["inline_keyboard"] for b in row]
     return [b.text for row in markup.inline_keyboard for b in row]
 
 

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -47,7 +46,7 @@ class Probe:
 
 
 class ProbeBot(telegram.Bot):
-    """A real PTB bot whose send_message can be slowed down or made to fail."""
+    """A real PTB bot whose sendMessage calls can be slowed down or made to fail."""
 
     def __init__(self, server: FakeTelegram, *failures: Exception, delay: float = 0.0) -> None:
         super().__init__(server.token, base_url=server.base_url)
@@ -57,7 +56,10 @@ class ProbeBot(telegram.Bot):
     def probe(self) -> Probe:
         return self._probe
 
-    async def send_message(self, chat_id: Any, *args: Any, **kwargs: Any) -> telegram.Message:
+    async def do_api_request(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
+        if endpoint != "send_message":
+            return await super().do_api_request(endpoint, *args, **kwargs)
+        chat_id = kwargs["api_kwargs"]["chat_id"]
         probe = self._probe
         probe.calls += 1
         probe.active[chat_id] += 1
@@ -67,7 +69,7 @@ class ProbeBot(telegram.Bot):
             await asyncio.sleep(probe.delay)
             if probe.failures:
                 raise probe.failures.pop(0)
-            return await super().send_message(chat_id, *args, **kwargs)
+            return await super().do_api_request(endpoint, *args, **kwargs)
         finally:
             probe.active[chat_id] -= 1
 
@@ -156,7 +158,38 @@ async def test_private_panel_is_paced_per_chat(make_fake_telegram: FakeTelegramF
         elapsed = await show_steadily(outbox, ann.id, 100, 0.01)
     assert texts(tg, tg.private_chat(ann)) == ["Move 99"]
     edits = tg.request_count("editMessageText")
-    assert 1 <= edits <= elapsed / LIMITS.private_interval + 1
+    assert 1 <= edits <= elapsed / LIMITS.private_interval + LIMITS.private_burst
+    assert tg.rate_limited_count() == 0
+
+
+@async_test
+async def test_a_private_chat_may_burst_then_keeps_the_pace(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    scale = 0.1  # a private chat: 10 a second, bursts of 3 (the server), 2 (the outbox)
+    limits = SendLimits().scaled(scale)
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(scale))
+    ann = tg.add_user("Ann", started=True)
+    async with running(tg, limits) as outbox:
+        for i in range(5):
+            outbox.send(ann.id, f"line {i}")
+        await outbox.idle(5)
+        await asyncio.sleep(limits.private_interval * limits.private_burst)  # the bucket refills
+        outbox.send(ann.id, "again")
+        outbox.send(ann.id, "and again")
+        await outbox.idle(5)
+    assert texts(tg, tg.private_chat(ann)) == [
+        *(f"line {i}" for i in range(5)),
+        "again",
+        "and again",
+    ]
+    at = [r.at for r in tg.requests("sendMessage") if r.status == 200]
+    interval = limits.private_interval
+    assert limits.private_burst == 2
+    assert at[1] - at[0] < interval / 2  # the first two at once
+    for k in (2, 3, 4):  # then the steady pace: the k-th send no sooner than (k - 1) intervals
+        assert at[k] - at[0] > (k - 1) * interval * 0.95
+    assert at[6] - at[5] < interval / 2  # a rested chat may burst again
     assert tg.rate_limited_count() == 0
 
 
@@ -481,12 +514,21 @@ class MemoryBot:
         self.sends: list[tuple[int, str]] = []
         self._ids = itertools.count(1)
 
+    async def do_api_request(self, endpoint: str, api_kwargs: dict[str, Any]) -> Any:
+        """The outbox's only way to call the Bot API."""
+        call = {
+            "send_message": self.send_message,
+            "edit_message_text": self.edit_message_text,
+            "delete_message": self.delete_message,
+        }[endpoint]
+        return await call(**api_kwargs)
+
     async def send_message(self, chat_id: int, text: str, **_: Any) -> Any:
         await asyncio.sleep(0)
         message_id = next(self._ids)
         self.shown[(chat_id, message_id)] = text
         self.sends.append((chat_id, text))
-        return SimpleNamespace(message_id=message_id)
+        return {"message_id": message_id}  # the Bot API JSON
 
     async def edit_message_text(
         self, text: str, *, chat_id: int, message_id: int, **_: Any

@@ -62,14 +62,15 @@ def test_panel_buttons_mark_playable_cards_and_offer_legal_actions():
         for seat in range(4):
             view = game.view(seat)
             markup = keyboards.panel(9, 3, view)
-            buttons = [b for row in markup.inline_keyboard for b in row]
+            buttons = [b for row in markup["inline_keyboard"] for b in row]
             can = keyboards.playable(view)
             for c in view.hand:
-                label = next(b.text for b in buttons if b.callback_data == cb.move(9, 3, cb.Tap(c)))
+                tap = cb.move(9, 3, cb.Tap(c))
+                label = next(b["text"] for b in buttons if b["callback_data"] == tap)
                 assert label == (render.card(c) if c in can else f"({render.card(c)})")
             for b in buttons:
-                assert len(b.callback_data.encode()) <= 64
-                decoded = cb.decode(b.callback_data)
+                assert len(b["callback_data"].encode()) <= 64
+                decoded = cb.decode(b["callback_data"])
                 assert decoded.game_id == 9 and decoded.version == 3
                 if not isinstance(decoded.move, cb.Tap | cb.Refresh):
                     assert decoded.move in view.legal
@@ -102,7 +103,9 @@ def check_variant_buttons(game, seen):
     for seat in range(4):
         view = game.view(seat)
         datas = {
-            b.callback_data for row in keyboards.panel(9, 3, view).inline_keyboard for b in row
+            b["callback_data"]
+            for row in keyboards.panel(9, 3, view)["inline_keyboard"]
+            for b in row
         }
         for action in view.legal:
             if isinstance(action, ExchangeTrump | ShowTrump):
