@@ -148,13 +148,18 @@ class _Damaged(Exception):
 
 @dataclass(slots=True, eq=False)
 class _Live:
-    """A running game in memory; its ``version`` always equals the stored one."""
+    """A running game in memory; its ``version`` always equals the stored one.
+
+    ``info`` is the game's :class:`GameInfo` as last read, kept equal to the store's (an
+    action updates it; any other write to the game drops it), so that reading a running
+    game, which the bot does on every button press, costs no trip to the database."""
 
     game_id: int
     chat_id: int
     game: Game
     version: int
     seats: tuple[Seat, ...]
+    info: GameInfo | None = None
 
     def seat_of(self, user_id: int) -> int:
         for s in self.seats:
@@ -165,6 +170,7 @@ class _Live:
     def set_seat(self, seat: Seat) -> None:
         """Take a seat's new state, once it is committed."""
         self.seats = tuple(seat if s.seat == seat.seat else s for s in self.seats)
+        self.info = None
 
 
 class GameService:
@@ -466,6 +472,8 @@ class GameService:
                 self._live.pop(game_id, None)
                 raise
             live.version = new_version
+            if live.info is not None:
+                live.info = replace(live.info, version=new_version, updated_at=write.now)
             if ending is not None:
                 self._live.pop(game_id, None)
                 self._remember_ended(game_id, game)
@@ -671,13 +679,18 @@ class GameService:
                 for live in self._live.values():
                     if live.chat_id == old_chat_id:
                         live.chat_id = new_chat_id
+                        live.info = None
 
     # ---- reading ------------------------------------------------------------------
 
     async def game(self, game_id: int) -> GameInfo:
         """A lobby or game by id; :class:`UnknownGame` if there is none."""
-        async with self._game_lock(game_id), self._store.reading() as tx:
-            return await self._info(tx, await self._row(tx, game_id))
+        async with self._game_lock(game_id):
+            live = self._live.get(game_id)
+            if live is not None and live.info is not None:
+                return live.info
+            async with self._store.reading() as tx:
+                return await self._info(tx, await self._row(tx, game_id))
 
     async def active_game(self, chat_id: int) -> GameInfo | None:
         """The chat's open lobby or running game."""
@@ -760,9 +773,14 @@ class GameService:
     ) -> None:
         """Remember (or with ``None`` forget) a message posted for this game, so it
         can be edited after a restart: e.g. ``("table", group)``, ``("panel", user)``."""
+        live = self._live.get(game_id)
+        if live is not None:
+            live.info = None  # before the write: a failed one leaves nothing stale either
         async with self._store.transaction() as tx:
             await self._row(tx, game_id)
             await tx.set_message(game_id, kind, chat_id, message_id)
+        if live is not None:
+            live.info = None  # a read that began before the write may have cached the old
 
     async def message(self, game_id: int, kind: str, chat_id: int) -> int | None:
         async with self._store.reading() as tx:
@@ -895,7 +913,7 @@ class GameService:
             game = live.game
         elif row.start is not None and row.game_id not in self._damaged:
             game = await self._ended_game(tx, row, seats)
-        return GameInfo(
+        info = GameInfo(
             game_id=row.game_id,
             chat_id=row.chat_id,
             status=row.status,
@@ -911,6 +929,16 @@ class GameService:
             seed=row.seed,
             previous_game_id=row.previous_game_id,
         )
+        cached = self._live.get(row.game_id)
+        if (
+            cached is not None
+            and cached is live
+            and row.status == RUNNING
+            and cached.version == row.version
+            and row.game_id not in self._repair
+        ):
+            cached.info = info
+        return info
 
     async def _running(self, game_id: int) -> _Live:
         """The running game in memory, loaded from the store if needed (game lock held)."""
@@ -935,6 +963,7 @@ class GameService:
             for live in lives:
                 snapshot = _snapshot_text(live.game)
                 await tx.repair_snapshot(live.game_id, live.version, snapshot, time.time())
+                live.info = None
         for live in lives:
             self._repair.discard(live.game_id)
 

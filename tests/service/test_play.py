@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from durak import Attack, Game, Rules, Take, export_record, to_snapshot
+from durak.selfplay import random_step
 from durak.service import GameService
 from durak.service_errors import (
     BadAction,
@@ -19,6 +21,7 @@ from durak.service_errors import (
     StaleVersion,
     UnknownGame,
 )
+from durak.service_types import RUNNING, GameInfo
 
 from .helpers import (
     CHAT,
@@ -361,3 +364,48 @@ def test_messages_are_remembered(tmp_path: Path) -> None:
         assert await s.message(game_id, "panel", user(0)) is None
 
     with_service(path, second)
+
+
+def test_reading_a_running_game_from_memory_matches_the_store(tmp_path: Path) -> None:
+    """``game()`` answers a running game from memory (the bot reads one on every press):
+    after every kind of write it must equal what a fresh service reads from the file."""
+    path = tmp_path / "d.sqlite3"
+
+    async def fresh(game_id: int) -> GameInfo:
+        other = await GameService.open(path)
+        try:
+            return await other.game(game_id)
+        finally:
+            await other.close()
+
+    def same(a: GameInfo, b: GameInfo) -> None:
+        assert replace(a, game=None) == replace(b, game=None)
+        assert a.game is not None and b.game is not None
+        assert to_snapshot(a.game) == to_snapshot(b.game)
+
+    async def body(service: GameService) -> None:
+        rng = random.Random(5)
+        info = await started(service, 3, seed=11, turn_timeout=60)
+        game_id = info.game_id
+        writes = ["apply", "apply", "message", "timeout", "present", "deadline", "apply"] * 30
+        for n, write in enumerate(writes):
+            info = await service.game(game_id)
+            if info.status != RUNNING:
+                break
+            assert info.game is not None
+            seat, action = random_step(info.game, rng)
+            if write == "apply":
+                await service.apply(game_id, info.seats[seat].user_id, action, info.version)
+            elif write == "message":
+                await service.set_message(game_id, "panel", user(n % 3), 500 + n)
+            elif write == "timeout":
+                await service.record_timeout(game_id, n % 3)
+            elif write == "present":
+                await service.mark_present(game_id, user(n % 3))
+            else:
+                await service.set_deadline(game_id, info.version, 1e9 + n)
+            same(await service.game(game_id), await fresh(game_id))
+        await service.migrate_chat(CHAT, CHAT - 1)
+        same(await service.game(game_id), await fresh(game_id))
+
+    with_service(path, body)
