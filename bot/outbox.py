@@ -136,7 +136,7 @@ class _Chat:
     queue: deque[_Item] = field(default_factory=deque)
     slots: dict[str, _Item] = field(default_factory=dict)  # the queued item of each slot
     priority: int = 0  # the highest priority queued: the head must go first anyway
-    ready_at: float = float("-inf")  # earliest time of the next send/edit
+    ready_at: float = float("-inf")  # no send/edit before this (a 429, a network error)
     paced_to: float = float("-inf")  # when the sends so far would end at the steady pace
     busy: _Item | None = None  # the item in flight (at most one per chat)
     heap_key: tuple[object, ...] | None = None  # the live heap entry; older ones are stale
@@ -352,15 +352,16 @@ class Outbox:
         if chat.busy is not None or not chat.queue:
             chat.heap_key = None
             return False
-        if chat.ready_at > now:
-            key: tuple[object, ...] = ("wait", chat.ready_at)
+        ready_at = self._ready_at(chat)
+        if ready_at > now:
+            key: tuple[object, ...] = ("wait", ready_at)
         else:
             key = ("ready", -chat.priority, chat.queue[0].seq)
         if key == chat.heap_key:
             return False
         chat.heap_key = key
         if key[0] == "wait":
-            heapq.heappush(self._waiting, (chat.ready_at, chat.chat_id))
+            heapq.heappush(self._waiting, (ready_at, chat.chat_id))
         else:
             heapq.heappush(self._ready, (-chat.priority, chat.queue[0].seq, chat.chat_id))
         return True
@@ -373,6 +374,16 @@ class Outbox:
             if chat.heap_key == ("wait", ready_at):
                 chat.heap_key = None
                 self._schedule(chat, now)
+
+    @staticmethod
+    def _ready_at(chat: _Chat) -> float:
+        """When the chat's next send/edit may start (GCRA, the token bucket as one number).
+
+        Only an item above priority 0 (a player who must act, a reply) may use the burst;
+        priority 0 (a panel refreshed for someone who just watches) goes at the steady pace
+        and so leaves the spare send for the moment the player must act."""
+        slack = chat.tolerance if chat.priority > 0 else 0.0
+        return max(chat.ready_at, chat.paced_to - slack)
 
     def _pop_ready(self) -> _Chat | None:
         while self._ready:
@@ -400,7 +411,6 @@ class Outbox:
         chat.busy = item
         # GCRA, the token bucket as one number: a burst, then one send per interval
         chat.paced_to = max(chat.paced_to, now) + chat.interval
-        chat.ready_at = chat.paced_to - chat.tolerance
         self._global_ready_at = now + self._global_interval
         self._in_flight += 1
         task = asyncio.create_task(self._deliver(chat, item), name=f"outbox:{chat.chat_id}")
@@ -587,7 +597,7 @@ class Outbox:
     def _pause(self, chat: _Chat, seconds: float) -> None:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
         chat.ready_at = max(chat.ready_at, self._clock() + seconds)
-        chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)
+        chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
 
 
 class _MessageGone(Exception):

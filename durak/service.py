@@ -573,11 +573,10 @@ class GameService:
         a state that is gone is never kept. An ending drops it by itself."""
         if deadline is not None and not math.isfinite(deadline):
             raise ValueError(f"a deadline must be a finite Unix time, not {deadline!r}")
-        async with self._store.transaction() as tx:
-            if await tx.set_deadline(game_id, version, deadline):
-                return True
-            await self._row(tx, game_id)  # UnknownGame
-            return False
+        stored = await self._store.put_deadline(game_id, version, deadline)
+        if stored is None:
+            raise UnknownGame(f"no game {game_id}")
+        return stored
 
     async def deadlines(self) -> list[Deadline]:
         """The stored deadlines of running games, the soonest first."""

@@ -359,6 +359,20 @@ class Store:
                 raise DatabaseError(f"database failure: {e}") from e
             return bool(done)
 
+    async def put_deadline(self, game_id: int, version: int, deadline: float | None) -> bool | None:
+        """:meth:`Tx.set_deadline` as its own transaction in one trip to the connection's
+        thread, like :meth:`record_action` (the bot stores a deadline after every action).
+        ``None`` if there is no such game."""
+        async with self._lock:
+            if self._closed:
+                raise DatabaseError("the store is closed")
+            try:
+                return await self._conn._execute(  # type: ignore[no-untyped-call,no-any-return]
+                    _deadline_transaction, self._conn._conn, game_id, version, deadline
+                )
+            except sqlite3.Error as e:
+                raise DatabaseError(f"database failure: {e}") from e
+
     async def _close_quietly(self) -> None:
         self._closed = True
         with contextlib.suppress(Exception):  # a connection that failed to set up
@@ -454,6 +468,35 @@ def _action_transaction(conn: sqlite3.Connection, w: ActionWrite) -> bool:
     return done
 
 
+def _deadline_transaction(
+    conn: sqlite3.Connection, game_id: int, version: int, deadline: float | None
+) -> bool | None:
+    """Runs on the connection's thread: store or drop a deadline, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if deadline is None:
+            conn.execute(_DROP_TIMER, (game_id,))
+            done: bool | None = True
+        else:
+            done = conn.execute(_PUT_TIMER, (deadline, game_id, version)).rowcount == 1
+        if not done and conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is None:
+            done = None
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return done
+
+
+_PUT_TIMER = (
+    "INSERT INTO timers (game_id, version, deadline)"
+    " SELECT game_id, version, ? FROM games"
+    " WHERE game_id = ? AND status = 'running' AND version = ?"
+    " ON CONFLICT (game_id) DO UPDATE"
+    " SET version = excluded.version, deadline = excluded.deadline"
+)
+_GAME_EXISTS = "SELECT 1 FROM games WHERE game_id = ?"
 _SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away"
 _INSERT_SEAT = (
     "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away)"
@@ -739,14 +782,7 @@ class Tx:
         if deadline is None:
             await self.execute(_DROP_TIMER, (game_id,))
             return True
-        changed = await self.execute(
-            "INSERT INTO timers (game_id, version, deadline)"
-            " SELECT game_id, version, ? FROM games"
-            " WHERE game_id = ? AND status = 'running' AND version = ?"
-            " ON CONFLICT (game_id) DO UPDATE"
-            " SET version = excluded.version, deadline = excluded.deadline",
-            (deadline, game_id, version),
-        )
+        changed = await self.execute(_PUT_TIMER, (deadline, game_id, version))
         return changed == 1
 
     async def deadlines(self) -> list[Deadline]:

@@ -170,19 +170,21 @@ async def test_a_private_chat_may_burst_then_keeps_the_pace(
     limits = SendLimits().scaled(scale)
     tg = await make_fake_telegram(rate_limits=RateLimits().scaled(scale))
     ann = tg.add_user("Ann", started=True)
+    rest = limits.private_interval * limits.private_burst  # the bucket refills
     async with running(tg, limits) as outbox:
         for i in range(5):
-            outbox.send(ann.id, f"line {i}")
+            outbox.send(ann.id, f"line {i}", priority=1)
         await outbox.idle(5)
-        await asyncio.sleep(limits.private_interval * limits.private_burst)  # the bucket refills
-        outbox.send(ann.id, "again")
-        outbox.send(ann.id, "and again")
+        await asyncio.sleep(rest)
+        outbox.send(ann.id, "again", priority=1)
+        outbox.send(ann.id, "and again", priority=1)
         await outbox.idle(5)
-    assert texts(tg, tg.private_chat(ann)) == [
-        *(f"line {i}" for i in range(5)),
-        "again",
-        "and again",
-    ]
+        await asyncio.sleep(rest)
+        outbox.send(ann.id, "just so")  # priority 0: keeps the spare send for urgent ones
+        outbox.send(ann.id, "just so again")
+        await outbox.idle(5)
+    sent = [*(f"line {i}" for i in range(5)), "again", "and again", "just so", "just so again"]
+    assert texts(tg, tg.private_chat(ann)) == sent
     at = [r.at for r in tg.requests("sendMessage") if r.status == 200]
     interval = limits.private_interval
     assert limits.private_burst == 2
@@ -190,6 +192,7 @@ async def test_a_private_chat_may_burst_then_keeps_the_pace(
     for k in (2, 3, 4):  # then the steady pace: the k-th send no sooner than (k - 1) intervals
         assert at[k] - at[0] > (k - 1) * interval * 0.95
     assert at[6] - at[5] < interval / 2  # a rested chat may burst again
+    assert at[8] - at[7] > interval * 0.95  # but not for priority 0
     assert tg.rate_limited_count() == 0
 
 
