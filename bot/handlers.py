@@ -293,11 +293,11 @@ class Handlers:
                 await query.answer(**answer)
             except TelegramError as e:
                 log.info("could not answer a callback query: %s", e)
-        if then is not None:  # showing the move everywhere need not delay the answer
-            try:
-                await then
-            except Exception:
-                log.exception("showing a move failed")
+        if then is not None:
+            # Showing the move everywhere runs on its own, so that this update's slot among
+            # the concurrently handled ones is free for the next press at once; the
+            # application awaits such tasks when it stops.
+            context.application.create_task(_shown(then), name="show a move")
 
     async def _button(self, update: Update, context: Context) -> dict[str, Any] | None:
         query = update.callback_query
@@ -456,3 +456,10 @@ class Handlers:
 
     async def error(self, update: object, context: Context) -> None:
         log.error("unhandled error in an update handler", exc_info=context.error)
+
+
+async def _shown(showing: Coroutine[Any, Any, None]) -> None:
+    try:
+        await showing
+    except Exception:
+        log.exception("showing a move failed")
