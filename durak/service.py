@@ -772,14 +772,17 @@ class GameService:
     ) -> None:
         """Remember (or with ``None`` forget) a message posted for this game, so it
         can be edited after a restart: e.g. ``("table", group)``, ``("panel", user)``."""
-        live = self._live.get(game_id)
-        if live is not None:
-            live.info = None  # before the write: a failed one leaves nothing stale either
-        async with self._store.transaction() as tx:
-            await self._row(tx, game_id)
-            await tx.set_message(game_id, kind, chat_id, message_id)
-        if live is not None:
-            live.info = None  # a read that began before the write may have cached the old
+        async with self._game_lock(game_id):  # no other change to the game meanwhile
+            if not await self._store.put_message(game_id, kind, chat_id, message_id):
+                raise UnknownGame(f"no game {game_id}")
+            live = self._live.get(game_id)
+            if live is not None and live.info is not None:
+                # the store's list after the write, in the store's order (kind, then chat)
+                kept = [m for m in live.info.messages if (m.kind, m.chat_id) != (kind, chat_id)]
+                if message_id is not None:
+                    kept.append(MessageRef(kind, chat_id, message_id))
+                kept.sort(key=lambda m: (m.kind, m.chat_id))
+                live.info = replace(live.info, messages=tuple(kept))
 
     async def message(self, game_id: int, kind: str, chat_id: int) -> int | None:
         async with self._store.reading() as tx:

@@ -373,6 +373,22 @@ class Store:
             except sqlite3.Error as e:
                 raise DatabaseError(f"database failure: {e}") from e
 
+    async def put_message(
+        self, game_id: int, kind: str, chat_id: int, message_id: int | None
+    ) -> bool:
+        """:meth:`Tx.set_message` as its own transaction in one trip to the connection's
+        thread (the bot posts a new panel whenever a player must act). ``False``, with
+        nothing written, if there is no such game."""
+        async with self._lock:
+            if self._closed:
+                raise DatabaseError("the store is closed")
+            try:
+                return await self._conn._execute(  # type: ignore[no-untyped-call,no-any-return]
+                    _message_transaction, self._conn._conn, game_id, kind, chat_id, message_id
+                )
+            except sqlite3.Error as e:
+                raise DatabaseError(f"database failure: {e}") from e
+
     async def _close_quietly(self) -> None:
         self._closed = True
         with contextlib.suppress(Exception):  # a connection that failed to set up
@@ -489,6 +505,30 @@ def _deadline_transaction(
     return done
 
 
+def _message_transaction(
+    conn: sqlite3.Connection, game_id: int, kind: str, chat_id: int, message_id: int | None
+) -> bool:
+    """Runs on the connection's thread: remember or forget a message, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is not None
+        if found and message_id is None:
+            conn.execute(_DROP_MESSAGE, (game_id, kind, chat_id))
+        elif found:
+            conn.execute(_PUT_MESSAGE, (game_id, kind, chat_id, message_id))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return found
+
+
+_DROP_MESSAGE = "DELETE FROM messages WHERE game_id = ? AND kind = ? AND chat_id = ?"
+_PUT_MESSAGE = (
+    "INSERT INTO messages (game_id, kind, chat_id, message_id) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (game_id, kind, chat_id) DO UPDATE SET message_id = excluded.message_id"
+)
 _PUT_TIMER = (
     "INSERT INTO timers (game_id, version, deadline)"
     " SELECT game_id, version, ? FROM games"
@@ -865,16 +905,9 @@ class Tx:
         self, game_id: int, kind: str, chat_id: int, message_id: int | None
     ) -> None:
         if message_id is None:
-            await self.execute(
-                "DELETE FROM messages WHERE game_id = ? AND kind = ? AND chat_id = ?",
-                (game_id, kind, chat_id),
-            )
+            await self.execute(_DROP_MESSAGE, (game_id, kind, chat_id))
             return
-        await self.execute(
-            "INSERT INTO messages (game_id, kind, chat_id, message_id) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (game_id, kind, chat_id) DO UPDATE SET message_id = excluded.message_id",
-            (game_id, kind, chat_id, message_id),
-        )
+        await self.execute(_PUT_MESSAGE, (game_id, kind, chat_id, message_id))
 
     async def messages(self, game_id: int) -> list[MessageRef]:
         rows = await self.rows(
