@@ -31,7 +31,7 @@ from .languages import Languages
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
-from .request import StreamRequest
+from .request import StreamRequest, UpdatesRequest
 from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
@@ -234,7 +234,7 @@ def build_application(
         .token(config.token)
         .concurrent_updates(concurrency)
         .request(StreamRequest(pool_size=64, pool_timeout=10.0))
-        .get_updates_request(StreamRequest(pool_size=1, pool_timeout=10.0))
+        .get_updates_request(UpdatesRequest(pool_size=1, pool_timeout=10.0))
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)
     )

@@ -8,12 +8,12 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from telegram import Bot, InputFile
+from telegram import Bot, InputFile, Update
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot.request import StreamRequest
+from bot.request import StreamRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -253,3 +253,36 @@ async def test_a_ptb_bot_talks_through_it() -> None:
         bot = Bot("1:T", base_url=f"{url}/bot", request=StreamRequest())
         async with bot:
             assert bot.username == "durak_bot"
+
+
+def test_slim_updates_keeps_what_the_bot_reads_of_a_pressed_message() -> None:
+    panel = {
+        "message_id": 7,
+        "date": 1,
+        "chat": {"id": 5, "type": "private"},
+        "from": {"id": 1, "is_bot": True, "first_name": "Durak"},
+        "text": "your hand: 6♠ 7♥",
+        "reply_markup": {"inline_keyboard": [[{"text": "6♠", "callback_data": "1g.1.1.c1"}]]},
+    }
+    ann = {"id": 5, "is_bot": False, "first_name": "Ann"}
+    press = {"id": "q1", "from": ann, "chat_instance": "i", "data": "1g.1.1.c1"}
+    answer = {
+        "ok": True,
+        "result": [
+            {"update_id": 1, "callback_query": {**press, "message": panel}},
+            {"update_id": 2, "message": panel},  # other updates are left alone
+            {"update_id": 3, "callback_query": press},  # a button under an inline message
+        ],
+    }
+    slim = json.loads(slim_updates(json.dumps(answer).encode()))
+    assert slim["result"][0]["callback_query"] == {
+        **press,
+        "message": {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}},
+    }
+    assert slim["result"][1:] == answer["result"][1:]
+    for odd in (b"not json", b'{"ok": false}', b'{"ok": true, "result": 5}', b"[1]"):
+        assert slim_updates(odd) == odd
+    # and PTB still makes a whole Update of it
+    update = Update.de_json(slim["result"][0], Bot("1:T"))
+    assert update.callback_query.message.chat.id == 5
+    assert update.callback_query.message.message_id == 7
