@@ -215,6 +215,8 @@ class Store:
         self._lock = asyncio.Lock()
         self._tx = Tx(conn)
         self._closed = False
+        self._queued: list[_Job] = []  # hot writes waiting for the next group commit
+        self._flusher: asyncio.Task[None] | None = None
         self.path = path
 
     @classmethod
@@ -337,57 +339,79 @@ class Store:
                 await self._conn.close()
 
     async def record_action(self, write: ActionWrite) -> bool:
-        """One action as one transaction, in one trip to the connection's thread.
-
-        The hot path. Awaiting BEGIN, UPDATE, INSERT and COMMIT one by one costs
-        four thread round trips (~80 µs each here) for ~25 µs of SQLite work, so
-        the whole ``BEGIN IMMEDIATE`` ... ``COMMIT`` runs as one function on
-        aiosqlite's worker thread via ``Connection._execute``, the primitive that
-        every aiosqlite call is built on. ``False`` if the game is no longer at
-        ``write.version - 1`` (someone acted first); nothing is written then.
-        If the caller is cancelled, the function still runs to its COMMIT or
-        ROLLBACK: the transaction is never left half-done.
-        """
-        async with self._lock:
-            if self._closed:
-                raise DatabaseError("the store is closed")
-            try:
-                done = await self._conn._execute(  # type: ignore[no-untyped-call]
-                    _action_transaction, self._conn._conn, write
-                )
-            except sqlite3.Error as e:
-                raise DatabaseError(f"database failure: {e}") from e
-            return bool(done)
+        """One action, committed with whatever other hot writes are waiting (see
+        :meth:`_write`). ``False`` if the game is no longer at ``write.version - 1``
+        (someone acted first); nothing is written then."""
+        return bool(await self._write(_action_statements, write))
 
     async def put_deadline(self, game_id: int, version: int, deadline: float | None) -> bool | None:
-        """:meth:`Tx.set_deadline` as its own transaction in one trip to the connection's
-        thread, like :meth:`record_action` (the bot stores a deadline after every action).
-        ``None`` if there is no such game."""
-        async with self._lock:
-            if self._closed:
-                raise DatabaseError("the store is closed")
-            try:
-                return await self._conn._execute(  # type: ignore[no-untyped-call,no-any-return]
-                    _deadline_transaction, self._conn._conn, game_id, version, deadline
-                )
-            except sqlite3.Error as e:
-                raise DatabaseError(f"database failure: {e}") from e
+        """:meth:`Tx.set_deadline` as a hot write (the bot stores a deadline after every
+        action). ``None`` if there is no such game."""
+        result: bool | None = await self._write(_deadline_statements, game_id, version, deadline)
+        return result
 
     async def put_message(
         self, game_id: int, kind: str, chat_id: int, message_id: int | None
     ) -> bool:
-        """:meth:`Tx.set_message` as its own transaction in one trip to the connection's
-        thread (the bot posts a new panel whenever a player must act). ``False``, with
-        nothing written, if there is no such game."""
-        async with self._lock:
-            if self._closed:
-                raise DatabaseError("the store is closed")
-            try:
-                return await self._conn._execute(  # type: ignore[no-untyped-call,no-any-return]
-                    _message_transaction, self._conn._conn, game_id, kind, chat_id, message_id
-                )
-            except sqlite3.Error as e:
-                raise DatabaseError(f"database failure: {e}") from e
+        """:meth:`Tx.set_message` as a hot write (the bot posts a new panel whenever a
+        player must act). ``False``, with nothing written, if there is no such game."""
+        return bool(await self._write(_message_statements, game_id, kind, chat_id, message_id))
+
+    async def _write(self, statements: Callable[..., Any], *args: Any) -> Any:
+        """Run ``statements(conn, *args)`` in a write transaction shared with the other hot
+        writes waiting at that moment (group commit), in one trip to the connection's thread.
+
+        The hot path. Awaiting BEGIN, UPDATE, INSERT and COMMIT one by one costs a thread
+        round trip each, and each trip waits for a busy event loop to come round, all while
+        the store's lock is held. So the whole ``BEGIN IMMEDIATE`` ... ``COMMIT`` runs as
+        one function on aiosqlite's worker thread via ``Connection._execute`` (the primitive
+        every aiosqlite call is built on), for every write queued meanwhile, each inside its
+        own SAVEPOINT: an SQLite error undoes that write alone and fails its caller alone.
+        A caller cancelled before its batch starts is left out; once it started, the batch
+        runs to its COMMIT or ROLLBACK: a transaction is never left half-done."""
+        if self._closed:
+            raise DatabaseError("the store is closed")
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queued.append((statements, args, done))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(), name="store writes")
+        return await done
+
+    async def _flush(self) -> None:
+        """Commit queued hot writes, a batch at a time, until none is left."""
+        batch: list[_Job] = []
+        try:
+            while self._queued:
+                async with self._lock:
+                    batch = [job for job in self._queued if not job[2].cancelled()]
+                    self._queued = []
+                    if not batch:
+                        continue
+                    if self._closed:
+                        _fail(batch, DatabaseError("the store is closed"))
+                        continue
+                    try:
+                        results = await self._conn._execute(  # type: ignore[no-untyped-call]
+                            _batch_transaction, self._conn._conn, [job[:2] for job in batch]
+                        )
+                    except sqlite3.Error as e:
+                        _fail(batch, DatabaseError(f"database failure: {e}"))
+                        continue
+                    except Exception as e:  # a bug in the statements: every caller hears of it
+                        _fail(batch, e)
+                        continue
+                    for (_, _, done), result in zip(batch, results, strict=True):
+                        if done.done():
+                            continue
+                        if isinstance(result, sqlite3.Error):
+                            done.set_exception(DatabaseError(f"database failure: {result}"))
+                        else:
+                            done.set_result(result)
+                    batch = []
+        except BaseException:  # cancelled (the loop is closing): nobody may wait forever
+            _fail(batch + self._queued, DatabaseError("the store's writer was stopped"))
+            self._queued = []
+            raise
 
     async def _close_quietly(self) -> None:
         self._closed = True
@@ -470,58 +494,63 @@ def _tally_statements(
     conn.executemany(_ADD_TALLY, [(chat_id, *r) for r in rows])
 
 
-def _action_transaction(conn: sqlite3.Connection, w: ActionWrite) -> bool:
-    """Runs on the connection's thread: BEGIN IMMEDIATE, the statements, COMMIT
-    (or ROLLBACK when the version moved on or anything fails)."""
+#: A hot write waiting for a group commit: its statements, their arguments, its result.
+_Job = tuple[Callable[..., Any], tuple[Any, ...], "asyncio.Future[Any]"]
+
+
+def _fail(jobs: list[_Job], error: BaseException) -> None:
+    for _, _, done in jobs:
+        if not done.done():
+            done.set_exception(error)
+
+
+def _batch_transaction(
+    conn: sqlite3.Connection, jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]]
+) -> list[Any]:
+    """Runs on the connection's thread: BEGIN IMMEDIATE, each job in a SAVEPOINT of its own
+    (an SQLite error undoes that job and becomes its result), COMMIT."""
     conn.execute("BEGIN IMMEDIATE")
+    results: list[Any] = []
     try:
-        done = _action_statements(conn, w)
-        conn.execute("COMMIT" if done else "ROLLBACK")
+        for statements, args in jobs:
+            conn.execute("SAVEPOINT job")
+            try:
+                results.append(statements(conn, *args))
+            except sqlite3.Error as e:
+                conn.execute("ROLLBACK TO job")
+                results.append(e)
+            conn.execute("RELEASE job")
+        conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-    return done
+    return results
 
 
-def _deadline_transaction(
+def _deadline_statements(
     conn: sqlite3.Connection, game_id: int, version: int, deadline: float | None
 ) -> bool | None:
-    """Runs on the connection's thread: store or drop a deadline, in one transaction."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if deadline is None:
-            conn.execute(_DROP_TIMER, (game_id,))
-            done: bool | None = True
-        else:
-            done = conn.execute(_PUT_TIMER, (deadline, game_id, version)).rowcount == 1
-        if not done and conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is None:
-            done = None
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return done
+    """Store or drop a deadline; ``None`` if there is no such game."""
+    if deadline is None:
+        conn.execute(_DROP_TIMER, (game_id,))
+        return True
+    if conn.execute(_PUT_TIMER, (deadline, game_id, version)).rowcount == 1:
+        return True
+    return None if conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is None else False
 
 
-def _message_transaction(
+def _message_statements(
     conn: sqlite3.Connection, game_id: int, kind: str, chat_id: int, message_id: int | None
 ) -> bool:
-    """Runs on the connection's thread: remember or forget a message, in one transaction."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        found = conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is not None
-        if found and message_id is None:
-            conn.execute(_DROP_MESSAGE, (game_id, kind, chat_id))
-        elif found:
-            conn.execute(_PUT_MESSAGE, (game_id, kind, chat_id, message_id))
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return found
+    """Remember or forget a message; ``False`` (nothing written) if there is no such game."""
+    if conn.execute(_GAME_EXISTS, (game_id,)).fetchone() is None:
+        return False
+    if message_id is None:
+        conn.execute(_DROP_MESSAGE, (game_id, kind, chat_id))
+    else:
+        conn.execute(_PUT_MESSAGE, (game_id, kind, chat_id, message_id))
+    return True
 
 
 _DROP_MESSAGE = "DELETE FROM messages WHERE game_id = ? AND kind = ? AND chat_id = ?"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,3 +280,72 @@ def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         (1, 0, 0),
         (2, 1, 0),
     ]
+
+
+def test_hot_writes_commit_together_and_fail_alone(tmp_path: Path) -> None:
+    """Actions, deadlines and messages waiting at the same moment share one transaction
+    (group commit); each caller still gets its own answer, and an SQLite error in one
+    write undoes that write alone."""
+    path = tmp_path / "db.sqlite3"
+
+    async def body(s: GameService) -> None:
+        infos = [await started(s, 2, seed=k, chat=CHAT - k) for k in range(8)]
+        store = s.store
+        trips: list[int] = []
+        real = store._conn._execute
+
+        def counted(fn: Any, *args: Any) -> Any:
+            trips.append(len(args[1]) if fn is store_module._batch_transaction else 1)
+            return real(fn, *args)
+
+        store._conn._execute = counted  # type: ignore[method-assign]
+        rng = random.Random(3)
+        # one action in each game, a deadline and a message for each, all at once
+        results = await asyncio.gather(
+            *(step(s, info, rng, 0) for info in infos),
+            *(s.set_deadline(info.game_id, 0, 1e9) for info in infos),  # 0 is stale by then
+            *(s.set_message(info.game_id, "table", info.chat_id, 77) for info in infos),
+        )
+        assert [r.version for r in results[:8]] == [1] * 8
+        assert results[8:16] == [False] * 8  # written after the actions moved the games on
+        assert max(trips) > 1 and sum(trips) == 24 and len(trips) < 24  # batched
+        for info in infos:
+            assert (await s.game(info.game_id)).message("table") == 77
+            stored = db_rows(path, "SELECT version FROM games WHERE game_id = ?", (info.game_id,))
+            assert stored == [(1,)]
+
+        # An SQLite error fails its own write; the others of the batch commit.
+        def broken(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO no_such_table VALUES (1)")
+
+        bad, good = await asyncio.gather(
+            store._write(broken),
+            s.set_message(infos[0].game_id, "table", infos[0].chat_id, 78),
+            return_exceptions=True,
+        )
+        assert isinstance(bad, DatabaseError) and good is None
+        assert (await s.game(infos[0].game_id)).message("table") == 78
+
+        # A caller cancelled before its batch starts writes nothing.
+        async with store._lock:  # a batch cannot start now
+            pending = asyncio.create_task(
+                s.set_message(infos[1].game_id, "table", infos[1].chat_id, 99)
+            )
+            await asyncio.sleep(0.01)
+            pending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pending
+        await s.set_message(infos[2].game_id, "table", infos[2].chat_id, 5)  # the queue moves on
+        assert db_rows(
+            path, "SELECT message_id FROM messages WHERE game_id = ?", (infos[1].game_id,)
+        ) == [(77,)]
+
+    with_service(path, body)
+
+    async def closed() -> None:
+        store = await Store.open(path)
+        await store.close()
+        with pytest.raises(DatabaseError, match="closed"):
+            await store.put_deadline(1, 0, None)
+
+    run(closed())
