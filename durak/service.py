@@ -684,6 +684,12 @@ class GameService:
 
     async def game(self, game_id: int) -> GameInfo:
         """A lobby or game by id; :class:`UnknownGame` if there is none."""
+        live = self._live.get(game_id)
+        if live is not None and live.info is not None:
+            # No waiting for an action in flight: its move is in ``game`` already and its
+            # version comes with its commit. Whoever acts on what he read goes through
+            # apply(), which checks against the game under its lock.
+            return live.info
         async with self._game_lock(game_id):
             live = self._live.get(game_id)
             if live is not None and live.info is not None:
