@@ -15,11 +15,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
-    from .app import ALLOWED_UPDATES, build_application, setup_logging
+    from .app import ALLOWED_UPDATES, build_application, setup_logging, use_fast_event_loop
 
     setup_logging(config.log_level)
+    fast = use_fast_event_loop()
     app = build_application(config)
     log = logging.getLogger(__name__)
+    log.info("event loop: %s", "uvloop" if fast else "asyncio")
     if config.webhook_url:
         log.info("starting with a webhook on %s:%d", config.webhook_listen, config.webhook_port)
         app.run_webhook(

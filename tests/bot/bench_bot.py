@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import callbacks as cb
-from bot.app import DurakBot, setup_logging
+from bot.app import DurakBot, setup_logging, use_fast_event_loop
 from bot.outbox import SendLimits
 from durak.selfplay import engine_kind
 from durak.service import GameService
@@ -135,6 +135,7 @@ def bot_process(
     # charges a call with the time other programs held the core.
     profiler = cProfile.Profile(time.thread_time) if profile else None
     try:
+        use_fast_event_loop()  # as python -m bot runs
         asyncio.run(_serve(endpoint, Path(db), send_limits, time_scale, conn, profiler))
     except BaseException as e:
         conn.send({"failed": repr(e)})
@@ -155,7 +156,15 @@ async def _serve(
 ) -> None:
     clocks = bot_clocks(time_scale)
     async with running_bot(endpoint, db, send_limits, **clocks):  # type: ignore[arg-type]
-        conn.send({"ready": os.getpid(), "engine": engine_kind(), "clocks": clocks})
+        loop = type(asyncio.get_running_loop())
+        conn.send(
+            {
+                "ready": os.getpid(),
+                "engine": engine_kind(),
+                "loop": f"{loop.__module__}.{loop.__name__}",
+                "clocks": clocks,
+            }
+        )
         while True:
             try:
                 command = await asyncio.to_thread(conn.recv)
@@ -423,6 +432,7 @@ async def run(args: argparse.Namespace, db: Path) -> dict[str, Any]:
     try:
         ready = await _recv(conn, proc, BOT_START_TIMEOUT)
         out["pid"], out["engine"], out["clocks"] = ready["ready"], ready["engine"], ready["clocks"]
+        out["loop"] = ready["loop"]
 
         began = time.perf_counter()
         await asyncio.wait_for(asyncio.gather(*(bench.set_up(t) for t in tables)), SETUP_TIMEOUT)
@@ -498,7 +508,7 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
     lines = [
         f"games: {args.games}  players: {args.players}  seconds: {args.seconds}"
         f"  (bot in its own process, pid {out['pid']})",
-        f"engine: {out['engine']}",
+        f"engine: {out['engine']}  event loop: {out['loop']}",
         f"fake Telegram limits ({'enforced' if rl.enforce else 'observed only'}):"
         f" group {rl.group_max} per {rl.group_window:g} s, private burst {rl.private_burst}"
         f" + {rl.private_per_second:g}/s, bot-wide {rl.global_max} per {rl.global_window:g} s"

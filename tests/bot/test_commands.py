@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import os
 import random
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from bot import callbacks as cb
+from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.fixtures import async_test
 
 from .harness import Table, durak_of, friends_and_admin, running_bot
@@ -164,3 +168,37 @@ def test_help_explains_the_settings():
     assert out.returncode == 0
     for name in ("DURAK_BOT_TOKEN", "DURAK_DB", "DURAK_API_URL", "DURAK_LOG_LEVEL"):
         assert name in out.stdout
+
+
+@async_test
+async def test_python_m_bot_plays_against_the_fake_server(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    """The real entry point, as the README runs it: settings from the environment, its
+    own event loop (uvloop where installed), the database file, stopped by a signal."""
+    ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob")
+    group = fake_telegram.add_group("Friends", [ann, bob])
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DURAK_")}
+    env = {
+        **clean,
+        "DURAK_BOT_TOKEN": fake_telegram.token,
+        "DURAK_API_URL": fake_telegram.base_url,
+        "DURAK_DB": str(tmp_path / "durak.sqlite3"),
+        "DURAK_LOG_LEVEL": "INFO",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        await ann.send(group, "/newgame")
+        lobby = await fake_telegram.wait_for_bot_message(group, timeout=30)
+        assert "Ann" in (lobby.plain_text or "")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 0
+    log = err.decode()
+    expected = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    assert f"event loop: {expected}" in log
+    assert fake_telegram.token not in log  # the token never reaches a log line
+    assert (tmp_path / "durak.sqlite3").exists()
