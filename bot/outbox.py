@@ -49,6 +49,8 @@ _GONE = ("message to edit not found", "message can't be edited")
 
 #: A keyboard: PTB's object, or the Bot API's JSON (bot/keyboards.py builds that).
 Markup = InlineKeyboardMarkup | dict[str, Any]
+#: Content made when it is sent: a slot shown many times between two sends renders once.
+Render = Callable[[], tuple[str, Markup | None]]
 OnPosted = Callable[[int, str, int], Awaitable[None]]
 OnForbidden = Callable[[int], Awaitable[None]]
 
@@ -112,6 +114,7 @@ class _Item:
     attempts: int = 0  # network errors so far
     forgotten: bool = False  # its slot was forgotten while it was in flight
     document: tuple[str, bytes] | None = None  # (file name, content): sent with text as caption
+    render: Render | None = None  # makes text and markup at send time (show_later)
 
     @property
     def label(self) -> str:
@@ -122,6 +125,7 @@ class _Item:
         """Coalesce: the newer content wins, but a notification and the higher priority stay."""
         self.text = newer.text
         self.markup = newer.markup
+        self.render = newer.render
         self.notify = self.notify or newer.notify
         self.priority = max(self.priority, newer.priority)
 
@@ -229,7 +233,9 @@ class Outbox:
         """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
         posts a new one, so the user is notified, and deletes the old). Content still queued
         for the slot is replaced in place, keeping its position in the chat's queue."""
-        item = _Item(next(self._seq), slot, text, markup, notify, priority)
+        self._show(chat_id, slot, _Item(next(self._seq), slot, text, markup, notify, priority))
+
+    def _show(self, chat_id: int, slot: str, item: _Item) -> None:
         chat = self._chat(chat_id)
         queued = chat.slots.get(slot)
         if queued is None:
@@ -238,6 +244,15 @@ class Outbox:
             queued.absorb(item)
             chat.priority = max(chat.priority, queued.priority)
         self._reschedule(chat)
+
+    def show_later(
+        self, chat_id: int, slot: str, render: Render, *, notify: bool = False, priority: int = 0
+    ) -> None:
+        """:meth:`show` with content that ``render()`` makes when the item is sent (so it
+        shows the state of that moment): a game that moves faster than the chat may be
+        edited is rendered for the edits that happen, not for every move."""
+        item = _Item(next(self._seq), slot, "", None, notify, priority, render=render)
+        self._show(chat_id, slot, item)
 
     def send(
         self,
@@ -453,6 +468,9 @@ class Outbox:
             self._wake.set()
 
     async def _perform(self, chat_id: int, item: _Item) -> None:
+        if item.render is not None:  # a failure is dropped by _failed, the text not logged
+            item.text, item.markup = item.render()
+            item.render = None
         if item.slot is None:
             await self._post(chat_id, item)
             return

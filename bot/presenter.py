@@ -5,13 +5,14 @@ which paces and coalesces; this module only decides *what* each message says.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import replace
 
 from telegram import Bot
 from telegram.error import TelegramError
 
-from durak import View
+from durak import Game, View
 from durak.service import GameService
 from durak.service_types import RUNNING, GameInfo
 
@@ -60,15 +61,42 @@ class Titles:
         return self._titles[chat_id] or _("your group")  # in the reader's language
 
 
-def role(view: View) -> str | None:
-    """What the game waits for from this seat that deserves a notification."""
-    if view.seat is None or view.outcome is not None or view.seat not in view.waiting_for:
+def role(view: View, seat: int) -> str | None:
+    """What the game waits for from this seat that deserves a notification (from the
+    public view: who is waited for, who attacks and defends, is the table empty)."""
+    if view.outcome is not None or seat not in view.waiting_for:
         return None
-    if not view.table and view.seat == view.attacker:
+    if not view.table and seat == view.attacker:
         return "open"
-    if view.seat == view.defender:
+    if seat == view.defender:
         return "defend"
     return None
+
+
+def _table_content(
+    lang: str, table: render.Table, game: Game, username: str, over: bool
+) -> tuple[str, keyboards.Markup]:
+    """The group's table as it is when sent (never a hand: the public view)."""
+    with language(lang):
+        now = _now(table, game.view(None))
+        return render.table_text(now), keyboards.table(username, table.game_id, over=over)
+
+
+def _panel_content(
+    lang: str, table: render.Table, game: Game, seat: int, over: bool
+) -> tuple[str, keyboards.Markup | None]:
+    """A player's panel as it is when sent: the table, his hand, what he may do."""
+    with language(lang):
+        now = _now(table, game.view(seat))
+        over = over or now.ending is not None or now.view.outcome is not None
+        return render.panel_text(now), None if over else keyboards.panel(
+            table.game_id, now.version, now.view
+        )
+
+
+def _now(table: render.Table, view: View) -> render.Table:
+    """``table`` with the game's view at this moment, and the version that view shows."""
+    return replace(table, view=view, version=max(table.version, view.moves))
 
 
 class Presenter:
@@ -135,38 +163,42 @@ class Presenter:
             return
         title = await self.titles.get(info.chat_id)
         over = info.status != RUNNING
+        public = game.view(None)
         # Two moves can be shown concurrently: the buttons carry the version of the
         # state they show (the number of actions applied), not of a slower caller's info.
-        info = replace(info, version=max(info.version, game.view(None).moves))
+        info = replace(info, version=max(info.version, public.moves))
         left = self.timers.left(game_id, info.version) if self.timers is not None else None
-        table = render.Table(
-            game_id, info.version, title, info.seats, game.view(None), info.ending, left
+        table = render.Table(game_id, info.version, title, info.seats, public, info.ending, left)
+        # The texts are made when the outbox sends them (show_later): a chat takes about
+        # one edit a second, a game moves faster, and most renderings would be replaced.
+        group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
+        self.outbox.show_later(
+            info.chat_id,
+            slot("table", game_id),
+            functools.partial(_table_content, group_lang, table, game, self.username, over),
+            priority=PRIORITY_GROUP,
         )
-        with language(await self.langs.of_group(info.chat_id, info.creator_id)):
-            self.outbox.show(
-                info.chat_id,
-                slot("table", game_id),
-                render.table_text(table),
-                keyboards.table(self.username, game_id, over=over),
-                priority=PRIORITY_GROUP,
-            )
         for seat in info.seats:
             if seat.is_ai:
                 continue
-            view = game.view(seat.seat)
             key = (game_id, seat.seat)
-            now = None if over else role(view)
+            now = None if over else role(public, seat.seat)
             notify = now is not None and self._roles.get(key) != now
             self._roles[key] = now
-            with language(await self.langs.of_user(seat.user_id)):
-                self.outbox.show(
-                    seat.user_id,
-                    slot("panel", game_id),
-                    render.panel_text(replace(table, view=view)),
-                    None if over else keyboards.panel(game_id, info.version, view),
-                    notify=notify,
-                    priority=PRIORITY_ACTOR if seat.seat in view.waiting_for else PRIORITY_PANEL,
-                )
+            self.outbox.show_later(
+                seat.user_id,
+                slot("panel", game_id),
+                functools.partial(
+                    _panel_content,
+                    await self.langs.of_user(seat.user_id),
+                    table,
+                    game,
+                    seat.seat,
+                    over,
+                ),
+                notify=notify,
+                priority=PRIORITY_ACTOR if seat.seat in public.waiting_for else PRIORITY_PANEL,
+            )
         if over:
             for seat in info.seats:
                 self._roles.pop((game_id, seat.seat), None)

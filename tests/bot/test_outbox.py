@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dtm
+import functools
 import itertools
 import logging
 import time
@@ -593,3 +594,30 @@ async def check_latest_content_and_every_send_arrive(operations: list[tuple[int,
     for chat_id in {chat_id for chat_id, _ in operations}:
         arrived = [text for c, text in bot.sends if c == chat_id and text.startswith("send")]
         assert arrived == [text for c, text in sent if c == chat_id]
+
+
+@async_test
+async def test_show_later_renders_only_what_is_sent(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    ann = tg.add_user("Ann", started=True)
+    rendered: list[int] = []
+
+    def content(n: int) -> tuple[str, None]:
+        rendered.append(n)
+        return f"Move {n}", None
+
+    async with running(tg) as outbox:
+        for n in range(50):  # far faster than a private chat may be edited
+            outbox.show_later(ann.id, "panel:1", functools.partial(content, n))
+            await asyncio.sleep(0.001)
+        await outbox.idle(5)
+        outbox.show_later(ann.id, "panel:1", lambda: (1 / 0, None))  # type: ignore[arg-type]
+        outbox.show(ann.id, "panel:2", "still working")
+        await outbox.idle(5)
+    assert texts(tg, tg.private_chat(ann)) == ["Move 49", "still working"]
+    assert rendered[-1] == 49 and len(rendered) <= 10  # one rendering per send, not per show
+    assert (
+        len(rendered) == tg.request_count("sendMessage") + tg.request_count("editMessageText") - 1
+    )
