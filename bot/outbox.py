@@ -496,14 +496,7 @@ class Outbox:
                 parse_mode=ParseMode.HTML,
             )
             return sent.message_id
-        params = {
-            "chat_id": chat_id,
-            "text": item.text,
-            "parse_mode": "HTML",
-            "link_preview_options": _NO_PREVIEW,
-        }
-        if item.markup is not None:
-            params["reply_markup"] = item.markup
+        params = _message_params(chat_id, item)
         message = await self._bot.do_api_request("send_message", api_kwargs=params)
         try:
             return int(message["message_id"])
@@ -512,15 +505,7 @@ class Outbox:
 
     async def _edit(self, chat_id: int, message_id: int, item: _Item) -> None:
         try:
-            params = {
-                "chat_id": chat_id,
-                "message_id": message_id,
-                "text": item.text,
-                "parse_mode": "HTML",
-                "link_preview_options": _NO_PREVIEW,
-            }
-            if item.markup is not None:
-                params["reply_markup"] = item.markup
+            params = _message_params(chat_id, item, message_id=message_id)
             await self._bot.do_api_request("edit_message_text", api_kwargs=params)
         except BadRequest as exc:
             description = exc.message.lower()
@@ -616,6 +601,20 @@ class Outbox:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
         chat.ready_at = max(chat.ready_at, self._clock() + seconds)
         chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
+
+
+def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:
+    """sendMessage / editMessageText parameters as the Bot API takes them."""
+    params = {
+        "chat_id": chat_id,
+        "text": item.text,
+        "parse_mode": "HTML",
+        "link_preview_options": _NO_PREVIEW,
+        **more,
+    }
+    if item.markup is not None:
+        params["reply_markup"] = item.markup
+    return params
 
 
 class _MessageGone(Exception):
