@@ -164,11 +164,11 @@ def test_cancelled_applies_leave_memory_as_on_disk(tmp_path: Path) -> None:
             seat = rng.choice(current.game.actors())
             action = rng.choice(current.game.legal_actions(seat))
             task = asyncio.create_task(s.apply(info.game_id, user(seat), action, current.version))
-            if rng.random() < 0.5:
-                for _ in range(rng.randrange(8)):
+            if rng.random() < 0.5:  # cancelled a few loop turns in: before, at or in the commit
+                for _ in range(rng.randrange(12)):
                     await asyncio.sleep(0)
-            else:
-                await asyncio.sleep(rng.random() * 0.0005)
+            else:  # or a moment later: a commit (a trip to the database thread) may be done
+                await asyncio.sleep(rng.random() * 0.004)
             task.cancel()
             try:
                 await task
