@@ -345,16 +345,18 @@ class Store:
         return bool(await self._write(_action_statements, write))
 
     async def put_deadline(self, game_id: int, version: int, deadline: float | None) -> bool | None:
-        """:meth:`Tx.set_deadline` as a hot write (the bot stores a deadline after every
-        action). ``None`` if there is no such game."""
+        """Store (or with ``None`` drop) the game's turn deadline, kept only while the game
+        is running at ``version``; a hot write (the bot stores one after every action).
+        ``True`` if stored or dropped, ``False`` if not, ``None`` if there is no such game."""
         result: bool | None = await self._write(_deadline_statements, game_id, version, deadline)
         return result
 
     async def put_message(
         self, game_id: int, kind: str, chat_id: int, message_id: int | None
     ) -> bool:
-        """:meth:`Tx.set_message` as a hot write (the bot posts a new panel whenever a
-        player must act). ``False``, with nothing written, if there is no such game."""
+        """Remember (or with ``None`` forget) a message posted for a game; a hot write (the
+        bot posts a new panel whenever a player must act). ``False``, with nothing written,
+        if there is no such game."""
         return bool(await self._write(_message_statements, game_id, kind, chat_id, message_id))
 
     async def _write(self, statements: Callable[..., Any], *args: Any) -> Any:
@@ -845,15 +847,6 @@ class Tx:
 
     # ---- timers -------------------------------------------------------------------
 
-    async def set_deadline(self, game_id: int, version: int, deadline: float | None) -> bool:
-        """Store (or with ``None`` drop) the game's deadline; stored only while the
-        game is running at ``version``. ``True`` if stored or dropped."""
-        if deadline is None:
-            await self.execute(_DROP_TIMER, (game_id,))
-            return True
-        changed = await self.execute(_PUT_TIMER, (deadline, game_id, version))
-        return changed == 1
-
     async def deadlines(self) -> list[Deadline]:
         """The deadlines of running games, the soonest first."""
         rows = await self.rows(
@@ -929,14 +922,6 @@ class Tx:
         return [Tally(*r) for r in await self.rows(f"{self._TALLY_SELECT} ORDER BY 1, 2")]
 
     # ---- messages -----------------------------------------------------------------
-
-    async def set_message(
-        self, game_id: int, kind: str, chat_id: int, message_id: int | None
-    ) -> None:
-        if message_id is None:
-            await self.execute(_DROP_MESSAGE, (game_id, kind, chat_id))
-            return
-        await self.execute(_PUT_MESSAGE, (game_id, kind, chat_id, message_id))
 
     async def messages(self, game_id: int) -> list[MessageRef]:
         rows = await self.rows(
