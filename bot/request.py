@@ -134,9 +134,14 @@ class StreamRequest(BaseRequest):
                 "Pool timeout: all connections are busy; the request was not sent"
             ) from None
         try:
-            return await self._exchange(key, head + body, timeouts)
+            status, answer = await self._exchange(key, head + body, timeouts)
         finally:
             self._slots.release()
+        return status, self._answered(url, status, answer)
+
+    def _answered(self, url: str, status: int, body: bytes) -> bytes:
+        """The answer's body as PTB gets it (a subclass may trim it)."""
+        return body
 
     async def _exchange(
         self, key: _Key, request: bytes, timeouts: tuple[float | None, float | None, float | None]
@@ -204,22 +209,10 @@ class UpdatesRequest(StreamRequest):
     """The ``StreamRequest`` for getUpdates: it hands PTB each update without the parts of
     a pressed button's message that the bot never reads (see :func:`slim_updates`)."""
 
-    async def do_request(
-        self,
-        url: str,
-        method: str,
-        request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-    ) -> tuple[int, bytes]:
-        status, body = await super().do_request(
-            url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
-        )
+    def _answered(self, url: str, status: int, body: bytes) -> bytes:
         if status == 200 and url.endswith("/getUpdates"):
-            body = slim_updates(body)
-        return status, body
+            return slim_updates(body)
+        return body
 
 
 #: What the bot reads of the message under a pressed button (handlers.py: its chat and id).

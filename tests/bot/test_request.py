@@ -13,7 +13,7 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot.request import StreamRequest, slim_updates
+from bot.request import StreamRequest, UpdatesRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -286,3 +286,26 @@ def test_slim_updates_keeps_what_the_bot_reads_of_a_pressed_message() -> None:
     update = Update.de_json(slim["result"][0], Bot("1:T"))
     assert update.callback_query.message.chat.id == 5
     assert update.callback_query.message.message_id == 7
+
+
+@async_test
+async def test_updates_request_trims_get_updates_answers_only() -> None:
+    panel = {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}, "text": "hand"}
+    answer_body = json.dumps(
+        {"ok": True, "result": [{"update_id": 1, "callback_query": {"id": "q", "message": panel}}]}
+    ).encode()
+
+    async def updates(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (await read_request(reader))[0]:
+            writer.write(answer(answer_body))
+            await writer.drain()
+
+    async with serve(updates) as (url, _):
+        request = UpdatesRequest()
+        await request.initialize()
+        _, trimmed = await request.do_request(f"{url}/botT/getUpdates", "POST")
+        _, other = await request.do_request(f"{url}/botT/getMe", "POST")
+        await request.shutdown()
+    message = json.loads(trimmed)["result"][0]["callback_query"]["message"]
+    assert message == {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}}
+    assert other == answer_body  # other methods' answers pass untouched
