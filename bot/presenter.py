@@ -161,14 +161,9 @@ class Presenter:
         game = info.game
         if game is None:
             return
-        title = await self.titles.get(info.chat_id)
         over = info.status != RUNNING
-        public = game.view(None)
-        # Two moves can be shown concurrently: the buttons carry the version of the
-        # state they show (the number of actions applied), not of a slower caller's info.
-        info = replace(info, version=max(info.version, public.moves))
-        left = self.timers.left(game_id, info.version) if self.timers is not None else None
-        table = render.Table(game_id, info.version, title, info.seats, public, info.ending, left)
+        table = await self._table(info, game)
+        public = table.view
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
         group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
@@ -209,20 +204,26 @@ class Presenter:
         seat = info.seat_of(user_id)
         if game is None or seat is None:
             return
-        title = await self.titles.get(info.chat_id)
-        view = game.view(seat)
         over = info.status != RUNNING
-        left = self.timers.left(info.game_id, info.version) if self.timers is not None else None
-        table = render.Table(info.game_id, info.version, title, info.seats, view, info.ending, left)
-        with language(await self.langs.of_user(user_id)):
-            self.outbox.show(
-                user_id,
-                slot("panel", info.game_id),
-                render.panel_text(table),
-                None if over else keyboards.panel(info.game_id, info.version, view),
-                notify=notify,
-                priority=PRIORITY_ACTOR,
-            )
+        table = await self._table(info, game)
+        lang = await self.langs.of_user(user_id)
+        self.outbox.show_later(
+            user_id,
+            slot("panel", info.game_id),
+            functools.partial(_panel_content, lang, table, game, seat, over),
+            notify=notify,
+            priority=PRIORITY_ACTOR,
+        )
+
+    async def _table(self, info: GameInfo, game: Game) -> render.Table:
+        """The public table of ``game`` now. Two moves can be shown concurrently: the
+        buttons carry the version of the state they show (the number of actions
+        applied), not of a slower caller's info."""
+        public = game.view(None)
+        version = max(info.version, public.moves)
+        left = self.timers.left(info.game_id, version) if self.timers is not None else None
+        title = await self.titles.get(info.chat_id)
+        return render.Table(info.game_id, version, title, info.seats, public, info.ending, left)
 
     async def ended(self, info: GameInfo) -> None:
         """The group hears who is the durak, with a Play again button."""
