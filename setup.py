@@ -19,7 +19,11 @@ ENGINE = [
     "durak/errors.py",
     "durak/rules.py",
     "durak/view.py",
-    "durak/game.py",
+    "durak/games/base.py",
+    "durak/games/podkidnoy/game.py",
+    "durak/games/podkidnoy/deal.py",
+    "durak/games/podkidnoy/bout.py",
+    "durak/games/podkidnoy/after.py",
     "durak/selfplay.py",
     # the AI's hot path (the search and its playouts); observation.py and
     # public.py stay Python so observations pickle (for worker processes)

@@ -17,9 +17,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from durak import Attack, Game, Pass, Take
+from durak import Game
 from durak.actions import Action
-from durak.cards import Suit
 from durak.service import GameService
 from durak.service_errors import ServiceError, StaleVersion
 from durak.service_types import RUNNING, ChatSettings, GameInfo
@@ -36,18 +35,8 @@ Decide = Callable[[GameInfo, int], Awaitable[Action]]
 
 
 def fallback_action(game: Game, seat: int) -> Action:
-    """What the bot does for a player who ran out of time."""
-    legal = game.legal_actions(seat)
-    if not game.table and seat == game.attacker:
-        trump = Suit(game.trump)
-        hand = game.hand(seat)
-        plain = [c for c in hand if c.suit != trump]
-        card = min(plain or hand, key=lambda c: int(c.rank))
-        return Attack((card,))
-    for wanted in (Take(), Pass()):
-        if wanted in legal:
-            return wanted
-    return legal[0]
+    """What the bot does for a player who ran out of time (the game decides)."""
+    return game.timeout_action(seat)
 
 
 class TurnTimers:
@@ -173,16 +162,15 @@ class TurnTimers:
         pause: float,
         timed_out: bool = False,
     ) -> None:
-        """Act for ``seats`` if the game is still where the clock found it:
-        throwers first (they pass), then the defender (he takes), or the opener."""
+        """Act for ``seats`` if the game is still where the clock found it, in the
+        order the game says (podkidnoy: throwers pass first, then the defender takes)."""
         if pause:
             await asyncio.sleep(pause)
         info = await self._service.game(game_id)
         game = info.game
         if info.status != RUNNING or info.version != version or game is None:
             return
-        if game.defender in seats:
-            seats = [s for s in seats if s != game.defender] + [game.defender]
+        seats = [s for s in game.timeout_seats() if s in seats]
         finished = False
         for seat in seats:
             if not game.legal_actions(seat):

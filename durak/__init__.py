@@ -1,5 +1,6 @@
-"""Podkidnoy durak: a pure rules engine, game records, and (in ``durak.service``)
-an async game service with a SQLite store.
+"""Durak: a pure rules engine for podkidnoy (with its variants) and the pile
+games behind one game interface, game records, and (in ``durak.service``) an
+async game service with a SQLite store.
 
 The engine's public API::
 
@@ -16,9 +17,12 @@ from __future__ import annotations
 from .actions import (
     Action,
     Attack,
+    Beat,
     Defend,
     ExchangeTrump,
+    Lead,
     Pass,
+    ReturnCard,
     ShowTrump,
     Take,
     Transfer,
@@ -26,7 +30,7 @@ from .actions import (
 )
 from .cards import Card, Rank, Suit, format_cards, parse_card, parse_cards
 from .errors import CODES, IllegalAction, MalformedRecord
-from .game import Game
+from .games import Game, Podkidnoy, Series
 from .records import check_record, export_record, game_from_record, replay
 from .rules import Rules
 from .snapshot import from_snapshot, to_snapshot
@@ -36,17 +40,22 @@ __all__ = [
     "CODES",
     "Action",
     "Attack",
+    "Beat",
     "Card",
     "Defend",
     "ExchangeTrump",
     "Game",
     "IllegalAction",
+    "Lead",
     "MalformedRecord",
     "Outcome",
     "Pass",
+    "Podkidnoy",
     "Rank",
+    "ReturnCard",
     "Rules",
     "SeatInfo",
+    "Series",
     "ShowTrump",
     "Suit",
     "Take",

@@ -1,18 +1,38 @@
-"""Actions: the decisions players send, the same vocabulary as game records."""
+"""Actions: the decisions players send, the same vocabulary as game records.
+
+Every game shares this vocabulary (RECORDS.md, VARIANTS.md, PILE-GAMES.md): an
+action of another game is a refusal (``variant_off``), never a parse error.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import Card, parse_card
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Attack:
-    """Open the bout, or throw in: one or more cards."""
+    """Open the bout, or throw in: one or more cards.
+
+    The cards keep the order they were given in (the table shows them so), but
+    two attacks with the same cards are the same decision, whatever the order:
+    a user's tap order must not matter.
+    """
 
     cards: tuple[Card, ...]
+    #: The card ids in ascending order: what equality and hashing compare.
+    key: tuple[int, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", tuple(sorted(c.id for c in self.cards)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Attack) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
     def __reduce__(self) -> tuple[object, ...]:
         """Pickle through the constructor (see ``Card.__reduce__``)."""
@@ -107,11 +127,57 @@ class ExchangeTrump:
         return "exchange_trump"
 
 
-Action = Attack | Defend | Take | Pass | Transfer | ShowTrump | ExchangeTrump
+@dataclass(frozen=True, slots=True)
+class ReturnCard:
+    """VARIANTS.md ``return_last_card``: hand the attacker's last card(s) back."""
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "return_card"}
+
+    def words(self) -> str:
+        return "return_card"
+
+
+@dataclass(frozen=True, slots=True)
+class Lead:
+    """Pile games: put ``card`` on the pile (phase ``lead``)."""
+
+    card: Card
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Lead, (self.card,))
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "lead", "card": str(self.card)}
+
+    def words(self) -> str:
+        return f"lead {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Beat:
+    """Pile games: beat the top card of the pile with ``card`` (phase ``answer``)."""
+
+    card: Card
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Beat, (self.card,))
+
+    def step(self) -> dict[str, Any]:
+        return {"do": "beat", "card": str(self.card)}
+
+    def words(self) -> str:
+        return f"beat {self.card}"
+
+
+Action = (
+    Attack | Defend | Take | Pass | Transfer | ShowTrump | ExchangeTrump | ReturnCard | Lead | Beat
+)
 
 TAKE = Take()
 PASS = Pass()
 EXCHANGE_TRUMP = ExchangeTrump()
+RETURN_CARD = ReturnCard()
 
 
 def action_from_step(step: dict[str, Any]) -> Action:
@@ -135,6 +201,12 @@ def action_from_step(step: dict[str, Any]) -> Action:
             return ShowTrump(parse_card(step["card"]))
         if do == "exchange_trump":
             return EXCHANGE_TRUMP
+        if do == "return_card":
+            return RETURN_CARD
+        if do == "lead":
+            return Lead(parse_card(step["card"]))
+        if do == "beat":
+            return Beat(parse_card(step["card"]))
     except KeyError as e:
         raise ValueError(f"{do} step misses {e.args[0]!r}") from None
     raise ValueError(f"unknown action {do!r}")
@@ -149,8 +221,8 @@ def action_from_words(words: list[str]) -> Action:
         return action_from_step({"do": do, "cards": args})
     if do == "defend" and len(args) == 2:
         return action_from_step({"do": do, "attack": args[0], "card": args[1]})
-    if do in ("transfer", "show_trump") and len(args) == 1:
+    if do in ("transfer", "show_trump", "lead", "beat") and len(args) == 1:
         return action_from_step({"do": do, "card": args[0]})
-    if do in ("take", "pass", "exchange_trump") and not args:
+    if do in ("take", "pass", "exchange_trump", "return_card") and not args:
         return action_from_step({"do": do})
     raise ValueError(f"cannot read action {' '.join(words)!r}")

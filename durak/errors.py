@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-#: Every refusal code, in the order of precedence RECORDS.md gives for the
-#: general ones (the action's own codes follow).
+#: Every refusal code, in the order of precedence RECORDS.md, VARIANTS.md
+#: section 12 and PILE-GAMES.md section 6.6 give for the general ones (the
+#: action's own codes follow).
 CODES = (
     "game_over",
     "not_your_turn",
     "variant_off",
+    "must_answer",  # PILE-GAMES.md 6.6
+    "must_lead",  # PILE-GAMES.md 6.6
     "not_in_hand",
+    "opening_size",  # VARIANTS.md 12.5
     "mixed_ranks",
+    "mixed_suits",  # VARIANTS.md 12.5
     "rank_not_on_table",
     "limit",
     "not_on_table",
@@ -17,6 +22,7 @@ CODES = (
     "cannot_take",
     "cannot_transfer",
     "cannot_exchange",
+    "cannot_return",  # VARIANTS.md 12.5
 )
 
 

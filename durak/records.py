@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, action_from_step, action_from_words
-from .cards import card_of, parse_card
+from .cards import parse_card, parse_suit
 from .errors import IllegalAction, MalformedRecord
-from .game import Game
+from .games import Game
 from .rules import Rules
-from .snapshot import to_snapshot
 
 FORMAT = "durak-record/1"
 
@@ -40,14 +39,10 @@ def export_record(game: Game, name: str = "", with_result: bool = True) -> dict[
 
 
 def result_json(game: Game) -> dict[str, Any] | None:
-    r = game.result
-    if r is None:
-        return None
-    if r.draw:
-        return {"draw": True}
-    if game.rules.teams:
-        return {"losers": [game.players[s] for s in r.losers]}
-    return {"loser": game.players[r.losers[0]]}
+    """The record's ``result``: ``null``, ``{"loser": ...}``, ``{"draw": true}``, or
+    ``{"losers": [...]}`` for a team."""
+    value: dict[str, Any] | None = game.expected("result")
+    return value
 
 
 def game_from_record(record: Any) -> Game:
@@ -62,20 +57,8 @@ def game_from_record(record: Any) -> Game:
         start = record["start"]
         if not isinstance(start, dict):
             raise MalformedRecord("start must be an object")
-        if "deck_order" in start:
-            order = [parse_card(c) for c in start["deck_order"]]
-            dealer = players.index(start["dealer"])
-            series = start.get("series", "first")
-            loser = start.get("previous_loser")
-            return Game.from_deck(
-                rules,
-                players,
-                order,
-                dealer,
-                series,
-                None if loser is None else players.index(loser),
-            )
-        return Game.from_position(rules, players, start)
+        start = {k: v for k, v in start.items() if k != "comment"}
+        return Game.from_start(rules, players, start)
     except MalformedRecord:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as e:
@@ -83,10 +66,10 @@ def game_from_record(record: Any) -> Game:
 
 
 def replay(record: Any) -> Game:
-    """Apply every action step (skipping expectations and expected refusals)."""
+    """Apply every action step (skipping expectations, comments and expected refusals)."""
     game = game_from_record(record)
     for i, step in enumerate(_steps(record)):
-        if "expect" in step or "error" in step:
+        if not _is_action(step) or "error" in step:
             continue
         seat, action = _read_action(game, step, i)
         game.apply(seat, action)
@@ -98,6 +81,11 @@ def _steps(record: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
         raise MalformedRecord("steps must be a list of objects")
     return steps
+
+
+def _is_action(step: dict[str, Any]) -> bool:
+    """A step is an action, an expectation, or (PILE-GAMES.md 6.2) only a comment."""
+    return "expect" not in step and any(k != "comment" for k in step)
 
 
 def _read_action(game: Game, step: dict[str, Any], index: int) -> tuple[int, Action]:
@@ -134,6 +122,8 @@ def check_record(record: Any, label: str = "record") -> CheckReport:
         return report
     for i, step in enumerate(steps):
         where = f"{label}: step {i}"
+        if not _is_action(step) and "expect" not in step:
+            continue  # a comment
         if "expect" in step:
             expect = step["expect"]
             if not isinstance(expect, dict):
@@ -148,12 +138,12 @@ def check_record(record: Any, label: str = "record") -> CheckReport:
             report.fail(where, f"malformed: {e}")
             return report
         want_error = step.get("error")
-        before = to_snapshot(game) if want_error else None
+        before = game.snapshot() if want_error else None
         try:
             game.apply(seat, action)
         except IllegalAction as e:
             if want_error == e.code:
-                if to_snapshot(game) != before:
+                if game.snapshot() != before:
                     report.fail(where, f"refused with {e.code} but the game changed")
                 else:
                     report.ok()
@@ -170,108 +160,107 @@ def check_record(record: Any, label: str = "record") -> CheckReport:
     return report
 
 
-def _names(game: Game, seats: list[int] | tuple[int, ...]) -> list[str]:
-    return [game.players[s] for s in seats]
-
-
-def _actual(game: Game, key: str) -> Any:
-    over = game.result is not None
-    getters: dict[str, Callable[[], Any]] = {
-        "attacker": lambda: None if over else game.players[game.attacker],
-        "defender": lambda: None if over else game.players[game.defender],
-        "trump": lambda: "SHDC"[game.trump],
-        "stock": lambda: len(game.stock),
-        "discard": lambda: game.discard,
-        "table": lambda: [
-            [str(card_of(a)), str(card_of(c)) if c >= 0 else None]
-            for a, c in zip(game.table, game.covers, strict=True)
-        ],
-        "limit": game.next_limit,
-        "out": lambda: sorted(_names(game, [s for s in range(game.n) if game.out[s]])),
-        "result": lambda: result_json(game),
-    }
-    return getters[key]()
-
-
 def _check_expectation(game: Game, key: str, want: Any, where: str, report: CheckReport) -> None:
+    """One check per expectation key (PILE-GAMES.md 6.8); a failed key reports
+    every entry that differs."""
+    try:
+        problems = _differences(game, key, want)
+    except MalformedRecord as e:
+        report.fail(where, f"malformed: {e}")
+        return
+    if problems:
+        report.fail(where, "; ".join(problems))
+    else:
+        report.ok()
+
+
+def _differences(game: Game, key: str, want: Any) -> list[str]:
     if key in ("legal", "illegal"):
         if not isinstance(want, list):
-            report.fail(where, f"malformed: {key} must be a list")
-            return
+            raise MalformedRecord(f"{key} must be a list")
+        problems = []
         for text in want:
             try:
                 words = str(text).split()
                 seat = game.seat_of(words[0])
                 action = action_from_words(words[1:])
             except (KeyError, ValueError, IndexError) as e:
-                report.fail(where, f"malformed: {key} {text!r}: {e}")
-                continue
+                raise MalformedRecord(f"{key} {text!r}: {e}") from None
             listed = action in game.legal_actions(seat)
             applies = game.can_apply(seat, action)
-            if (key == "legal" and listed and applies) or (
-                key == "illegal" and not listed and not applies
+            if not (
+                (key == "legal" and listed and applies)
+                or (key == "illegal" and not listed and not applies)
             ):
-                report.ok()
-            else:
-                report.fail(
-                    where,
-                    f"{text!r} expected {key}, got listed={listed} applies={applies}",
-                )
-        return
+                problems.append(f"{text!r} expected {key}, got listed={listed} applies={applies}")
+        return problems
     if key in ("hands", "hand_sizes"):
         if not isinstance(want, dict):
-            report.fail(where, f"malformed: {key} must be an object")
-            return
+            raise MalformedRecord(f"{key} must be an object")
+        problems = []
+        sizes = game.hand_sizes()
         for name, value in want.items():
             try:
                 seat = game.seat_of(name)
             except KeyError:
-                report.fail(where, f"{key}: unknown player {name!r}")
-                continue
+                raise MalformedRecord(f"{key}: unknown player {name!r}") from None
             if key == "hand_sizes":
-                got: Any = game.hands[seat].bit_count()
+                got: Any = sizes[seat]
             else:
                 got = sorted(str(c) for c in game.hand(seat))
-                try:
-                    value = sorted(str(parse_card(c)) for c in value)
-                except (ValueError, TypeError) as e:
-                    report.fail(where, f"malformed: {key}.{name}: {e}")
-                    continue
-            if got == value:
-                report.ok()
-            else:
-                report.fail(where, f"{key}.{name}: expected {value}, got {got}")
-        return
-    if key not in (
-        "attacker",
-        "defender",
-        "trump",
-        "stock",
-        "discard",
-        "table",
-        "limit",
-        "out",
-        "result",
-    ):
-        report.fail(where, f"malformed: unknown expectation {key!r}")
-        return
-    got = _actual(game, key)
-    if key == "out" and isinstance(want, list):
-        want = sorted(want)
-    if key == "table" and isinstance(want, list):
-        try:
-            want = [
+                value = sorted(_card_texts(value, f"{key}.{name}"))
+            if got != value:
+                problems.append(f"{key}.{name}: expected {value}, got {got}")
+        return problems
+    try:
+        got = game.expected(key)
+    except KeyError:
+        raise MalformedRecord(f"unknown expectation {key!r} for {game.rules.game}") from None
+    want = _normal(key, want)
+    if key in _PARTIAL and isinstance(want, dict) and isinstance(got, dict):
+        got = {k: got.get(k) for k in want}
+        if key == "match" and isinstance(got.get("remaining"), list):
+            got["remaining"] = sorted(got["remaining"])
+    if key in ("out", "remaining") and isinstance(got, list):
+        got = sorted(got)
+    if got == want:
+        return []
+    return [f"{key}: expected {json.dumps(want)}, got {json.dumps(got)}"]
+
+
+#: Keys compared only on the fields the record gives.
+_PARTIAL = ("trumps", "match")
+
+
+def _card_texts(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise MalformedRecord(f"{what} must be a list of cards")
+    try:
+        return [str(parse_card(c)) for c in value]
+    except (ValueError, TypeError) as e:
+        raise MalformedRecord(f"{what}: {e}") from None
+
+
+def _normal(key: str, want: Any) -> Any:
+    """The record's value in the form ``Game.expected`` gives (cards as ``10H``)."""
+    try:
+        if key == "out" and isinstance(want, list):
+            return sorted(want)
+        if key == "table" and isinstance(want, list):
+            return [
                 [str(parse_card(a)), None if c is None else str(parse_card(c))] for a, c in want
             ]
-        except (ValueError, TypeError) as e:
-            report.fail(where, f"malformed: table: {e}")
-            return
-    if key == "trump" and isinstance(want, str):
-        want = want.strip().upper()[:1]
-    if got == want:
-        report.ok()
-    else:
-        report.fail(where, f"{key}: expected {json.dumps(want)}, got {json.dumps(got)}")
+        if key == "pile" and isinstance(want, list):
+            return _card_texts(want, "pile")
+        if key == "trump" and isinstance(want, str):
+            return parse_suit(want).letter
+        if key == "trumps" and isinstance(want, dict):
+            return {name: parse_suit(s).letter for name, s in want.items()}
+        if key == "match" and isinstance(want, dict) and isinstance(want.get("remaining"), list):
+            return {**want, "remaining": sorted(want["remaining"])}
+    except (ValueError, TypeError) as e:
+        raise MalformedRecord(f"{key}: {e}") from None
+    return want
 
 
 def check_files(paths: list[str], out: Callable[[str], None] = print) -> int:

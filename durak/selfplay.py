@@ -7,9 +7,9 @@ import random
 import time
 from pathlib import Path
 
-from . import game as game_module
 from .actions import Action
-from .game import Game
+from .games import Game
+from .games.podkidnoy import game as game_module
 from .records import export_record
 from .rules import Rules
 

@@ -75,7 +75,7 @@ from typing import Any
 
 from .actions import Action, action_from_step
 from .errors import IllegalAction, MalformedRecord
-from .game import Game
+from .games import AFTER_LOSS, Game, Series
 from .records import export_record, replay
 from .rules import Rules
 from .service_errors import (
@@ -537,17 +537,14 @@ class GameService:
         if not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} did not play game {game_id}")
         await self._refuse_open(tx, row.chat_id)
-        dealer: int | None
-        loser: int | None
         if ending.reason == SURRENDER:
-            series, dealer, loser = "after_loss", ending.losers[0], ending.losers[0]
+            loser = seats[ending.losers[0]].name
+            series = Series(AFTER_LOSS, dealer=loser, previous_loser=loser)
         else:
-            series, dealer, loser = (await self._ended_game(tx, row, seats)).next_game()
+            series = (await self._ended_game(tx, row, seats)).next_game()
         rules = _rules(row.rules)
         seed = str(secrets.randbits(63))
-        game = Game.from_seed(
-            rules, [s.name for s in seats], seed, series, previous_loser=loser, dealer=dealer
-        )
+        game = Game.from_seed(rules, [s.name for s in seats], seed, series)
         new_id = await tx.insert_game(
             row.chat_id,
             user_id,
@@ -1155,9 +1152,20 @@ def _rebuild(
         stored = json.loads(row.snapshot) if row.snapshot else None
     except ValueError:
         stored = None
-    if stored != json.loads(_json(_snapshot_dict(game))):
+    if _comparable(stored) != _comparable(json.loads(_json(_snapshot_dict(game)))):
         problems.append("snapshot")
     return game, problems
+
+
+def _comparable(snapshot: Any) -> Any:
+    """A snapshot with its rules as every option's value: a snapshot stored before
+    an option existed lists fewer options and means the same game."""
+    if isinstance(snapshot, dict) and isinstance(snapshot.get("rules"), dict):
+        try:
+            return {**snapshot, "rules": Rules.from_dict(snapshot["rules"]).to_dict()}
+        except ValueError:
+            return snapshot
+    return snapshot
 
 
 def _as_action(action: Action | Mapping[str, Any]) -> Action:

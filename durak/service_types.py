@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .game import Game
+from .games import Game
 from .rules import Rules
 
 LOBBY, RUNNING, FINISHED, CANCELLED = "lobby", "running", "finished", "cancelled"

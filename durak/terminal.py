@@ -29,7 +29,7 @@ from .ai.observation import make_observation
 from .ai.public import TAKEN, PublicEvent, Recorder
 from .ai.turns import next_seat
 from .cards import Card, parse_cards
-from .game import Game
+from .games import Podkidnoy
 from .rules import Rules
 from .view import View
 
@@ -144,7 +144,7 @@ def _ask(view: View, stdin: TextIO, out: TextIO) -> Action | None:
         print(choice, file=out)
 
 
-def _narrate(game: Game, event: PublicEvent, out: TextIO) -> None:
+def _narrate(game: Podkidnoy, event: PublicEvent, out: TextIO) -> None:
     who = "You" if event.seat == HUMAN else game.players[event.seat]
     print(f"{who}: {describe(event.action)}", file=out)
     if event.closed:
@@ -175,7 +175,7 @@ def play_terminal(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     names = ["You", *(f"{AI_NAMES[k]} ({level})" for k in range(players - 1))]
-    game = Game.from_seed(rules, names, seed)
+    game = Podkidnoy.from_seed(rules, names, seed)
     recorder = Recorder(game)
     agents = {s: make_agent(level, budget_ms) for s in range(1, players)}
     rng = random.Random(f"play:{seed}")

@@ -76,3 +76,7 @@ class View:
     @property
     def over(self) -> bool:
         return self.outcome is not None
+
+
+#: What ``Game.view`` returns, one type per family of games.
+GameView = View

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..game import Game
+from ..games import Podkidnoy
 from ..rules import Rules
 from ..selfplay import engine_kind
 from .agents import AGENTS, Agent, HardAgent, make_agent
@@ -90,7 +90,9 @@ def play_game(
     deal, turn = divmod(index, k)
     seats = tuple(agents[(s + turn) % k] for s in range(k))
     players: list[Agent] = [make_agent(name, budget_ms, iterations) for name in seats]
-    game = Game.from_seed(rules, [f"{name}-{s}" for s, name in enumerate(seats)], f"{seed}:{deal}")
+    game = Podkidnoy.from_seed(
+        rules, [f"{name}-{s}" for s, name in enumerate(seats)], f"{seed}:{deal}"
+    )
     recorder = Recorder(game)
     rng = random.Random(f"arena:{seed}:{index}")
     times: list[tuple[str, float, bool]] = []

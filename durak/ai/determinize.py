@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from ..cards import RANK_LANES, deck_mask
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
 from .masks import ids
 from .observation import Observation
 
@@ -24,7 +24,7 @@ class Sampler:
     def __init__(self, obs: Observation) -> None:
         view, know = obs.view, obs.knowledge
         me, n = obs.seat, len(view.seats)
-        game = Game(obs.rules, tuple(s.name for s in view.seats))
+        game = Podkidnoy(obs.rules, tuple(s.name for s in view.seats))
         game.trump = int(view.trump)
         game.trump_card = know.trump_card
         game.discard, game.discard_mask = view.discard, know.discarded
@@ -79,7 +79,7 @@ class Sampler:
         self.me = me
         self.void, self.want = _throw_in_signs(obs)
 
-    def __call__(self, rng: random.Random) -> Game:
+    def __call__(self, rng: random.Random) -> Podkidnoy:
         game = self.template.clone()
         cards = list(self.free)
         rng.shuffle(cards)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from ..actions import Action
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
 from .moves import search_moves
 from .policy import normal
 from .seen import Seen
@@ -26,7 +26,7 @@ class OutOfBudget(Exception):
     """The search met its node or time limit before deciding the position."""
 
 
-def _key(game: Game) -> _Key:
+def _key(game: Podkidnoy) -> _Key:
     return (
         tuple(game.hands),
         tuple(game.table),
@@ -51,7 +51,7 @@ class Solver:
         self.nodes = 0
         self.memo: dict[_Key, bool] = {}
 
-    def safe(self, game: Game) -> bool:
+    def safe(self, game: Podkidnoy) -> bool:
         """``me`` avoids losing (wins or draws) against every defence."""
         result = game.result
         if result is not None:
@@ -83,7 +83,7 @@ class Solver:
         self.memo[key] = value
         return value
 
-    def safe_moves(self, game: Game, moves: list[Action]) -> list[Action]:
+    def safe_moves(self, game: Podkidnoy, moves: list[Action]) -> list[Action]:
         """Those of ``me``'s ``moves`` (``me`` moves now) that avoid losing."""
         out = []
         for action in moves:

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 
 from ..actions import Action, Attack, Defend
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
 from .determinize import Sampler
 from .masks import worth
 from .moves import search_moves
@@ -89,7 +89,7 @@ def _ordered(first: Action, acts: list[Action]) -> list[Action]:
 PLAYOUT_STEPS = 600
 
 
-def playout(game: Game, root: int) -> list[float]:
+def playout(game: Podkidnoy, root: int) -> list[float]:
     """Play on with the normal heuristic for every seat until ``root``'s fate is
     known; the result of every seat: 1 safe, 0 lost, between for the open fates."""
     cut = not game.rules.teams and game.n > 2

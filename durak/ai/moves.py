@@ -1,6 +1,6 @@
 """The actions a search considers, generated straight from a simulated game.
 
-``Game.legal_actions`` lists every multi-card combination (thousands for a big
+``Podkidnoy.legal_actions`` lists every multi-card combination (thousands for a big
 hand in a 52-card game) and caches them by hand: fine for real games, but a
 search over many random deals would fill that cache with hands nobody holds.
 This generator lists only what is worth searching: single cards, whole
@@ -14,7 +14,8 @@ from itertools import combinations
 
 from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, Defend, ShowTrump, Transfer
 from ..cards import BEATERS, RANK_LANES, card_of, lowest_rank, ranks_of, suit_mask
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
+from ..games.podkidnoy.bout import transfer_target
 from .masks import ids, worth
 
 
@@ -31,7 +32,7 @@ def _groups(mask: int, room: int) -> list[Action]:
     return acts
 
 
-def transfers(game: Game, seat: int) -> list[Transfer | ShowTrump]:
+def transfers(game: Podkidnoy, seat: int) -> list[Transfer | ShowTrump]:
     """The defender's legal transfers now (the variants' rules)."""
     table = game.table
     if not game.rules.transfer or game.taking or not table or game.open != len(table):
@@ -43,16 +44,16 @@ def transfers(game: Game, seat: int) -> list[Transfer | ShowTrump]:
     if not same:
         return []
     out: list[Transfer | ShowTrump] = []
-    if game._transfer_target(seat, 1) is not None:
+    if transfer_target(game, seat, 1) is not None:
         out += [Transfer(card_of(c)) for c in ids(same)]
     if game.rules.transfer_by_showing_trump:
         show = same & suit_mask(game.trump) & ~game.shown
-        if show and game._transfer_target(seat, 0) is not None:
+        if show and transfer_target(game, seat, 0) is not None:
             out += [ShowTrump(card_of(c)) for c in ids(show)]
     return out
 
 
-def search_moves(game: Game, seat: int) -> list[Action]:
+def search_moves(game: Podkidnoy, seat: int) -> list[Action]:
     """What ``seat`` (one of ``game.actors()``) may usefully do now."""
     hand = game.hands[seat]
     if not game.table:

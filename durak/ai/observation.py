@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from ..actions import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Transfer
 from ..cards import deck_mask, lowest_rank, suit_mask
-from ..game import OPENER_LOWEST_TRUMP, OPENER_NO_TRUMP, Game
+from ..games.podkidnoy import Podkidnoy
+from ..games.podkidnoy.deal import OPENER_LOWEST_TRUMP, OPENER_NO_TRUMP
 from ..rules import Rules
 from ..view import View
 from .public import OPEN, TAKEN, PublicHistory, public_history
@@ -58,7 +59,9 @@ class Observation:
         return mask
 
 
-def observation_for(game: Game, seat: int, history: PublicHistory | None = None) -> Observation:
+def observation_for(
+    game: Podkidnoy, seat: int, history: PublicHistory | None = None
+) -> Observation:
     """The observation of ``seat`` in a live game. It reads ``game.view(seat)``
     and the public history only (replayed from the game when not given; pass a
     :class:`~durak.ai.public.Recorder`'s history to skip the replay)."""

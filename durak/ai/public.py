@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..actions import Action, Attack, Defend, Take, Transfer
-from ..game import Game
+from ..games import Game, Podkidnoy
 from ..records import game_from_record
 from ..view import View
 
@@ -79,7 +79,7 @@ class Recorder:
     """Keeps the public history of one live game; call :meth:`record` after
     every ``game.apply``. One recorder serves every seat: the history is public."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Podkidnoy) -> None:
         view = game.view(None)
         # The view shows the discard as a count; which cards a position's discard
         # holds is public too (each was played face up), so it is read as well.
@@ -88,7 +88,7 @@ class Recorder:
         self._last = view
         self._hand_size = game.rules.hand_size
 
-    def record(self, game: Game, seat: int, action: Action) -> PublicEvent:
+    def record(self, game: Podkidnoy, seat: int, action: Action) -> PublicEvent:
         before, after = self._last, game.view(None)
         if after.moves != before.moves + 1:
             raise ValueError("the recorder missed an action")
@@ -113,6 +113,8 @@ def public_history(game: Game) -> PublicHistory:
             "start": game.start,
         }
     )
+    if not isinstance(replay, Podkidnoy):
+        raise ValueError(f"no public history for {game.rules.game}")
     recorder = Recorder(replay)
     for seat, action in game.history:
         replay.apply(seat, action)

@@ -1,7 +1,7 @@
 """``Seen``: the few facts a heuristic player decides from, as card masks.
 
 Built from an :class:`~durak.ai.observation.Observation` (a real decision) or
-from a simulated :class:`~durak.game.Game` (inside a search, where every seat
+from a simulated :class:`~durak.games.podkidnoy.Podkidnoy` (inside a search, where every seat
 plays the heuristic): the same heuristics serve both, and they only read the
 deciding seat's own hand and public facts.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..actions import EXCHANGE_TRUMP, ShowTrump, Transfer
 from ..cards import card_of, deck_mask, lowest_rank, suit_mask
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
 from ..rules import Rules
 from .moves import transfers
 from .observation import Observation
@@ -77,7 +77,7 @@ class Seen:
         return self.pool & ~self.exclude[seat]
 
     @classmethod
-    def of_game(cls, game: Game, seat: int) -> Seen:
+    def of_game(cls, game: Podkidnoy, seat: int) -> Seen:
         """In a simulation: the seat's own hand and the public state only."""
         s = cls()
         s.me, s.n, s.rules = seat, game.n, game.rules

@@ -8,10 +8,10 @@ throwers in priority order, the primary attacker first and then clockwise.
 
 from __future__ import annotations
 
-from ..game import Game
+from ..games.podkidnoy import Podkidnoy
 
 
-def next_seat(game: Game) -> int:
+def next_seat(game: Podkidnoy) -> int:
     """The seat that moves next; -1 once the game is over."""
     if game.result is not None:
         return -1

@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from durak import Game, Rules
+from durak import Game, Podkidnoy, Rules
 from durak.ai import decide, observation_for
 from durak.ai.observation import Observation
 from durak.cards import Card, card_of
@@ -40,7 +40,7 @@ def swapped_twin(game: Game, me: int, rng: random.Random) -> Game | None:
         return None
     i, j = rng.sample(hidden, 2)
     order[i], order[j] = order[j], order[i]
-    twin = Game.from_deck(
+    twin = Podkidnoy.from_deck(
         game.rules,
         game.players,
         [_parse(c) for c in order],
@@ -88,7 +88,7 @@ def _parse(text: str) -> Card:
 
 def _cut(game: Game, moves: int) -> Game:
     """The game after its first ``moves`` actions."""
-    out = Game.from_deck(
+    out = Podkidnoy.from_deck(
         game.rules,
         game.players,
         [_parse(c) for c in game.start["deck_order"]],

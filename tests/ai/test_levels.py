@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 
-from durak import Game, Rules, parse_card, parse_cards
+from durak import Game, Podkidnoy, Rules, parse_card, parse_cards
 from durak.actions import TAKE, Attack, Defend
 from durak.ai import decide, observation_for
 from durak.ai.agents import HardAgent, perfect_information
@@ -24,7 +24,7 @@ def position(hands: dict[str, str], attacker: str, trump: str = "H", **more) -> 
         "discard": more.pop("discard", []),
         **more,
     }
-    return Game.from_position(Rules(), list(hands), start)
+    return Podkidnoy.from_position(Rules(), list(hands), start)
 
 
 def test_the_solver_finds_the_only_safe_lead():

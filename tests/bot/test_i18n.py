@@ -17,7 +17,7 @@ from bot import i18n, keyboards, render
 from bot import settings as menu
 from bot.i18n import N_, _, language, n_
 from bot.locales import extract, po
-from durak import Game, Rules
+from durak import Game, Rules, Series
 from durak.selfplay import random_step
 from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally
 from durak.view import Outcome
@@ -241,8 +241,10 @@ def names(n: int) -> tuple[Seat, ...]:
 def rendered_game(rules: Rules, players: int, series: str, seed: int) -> Iterator[str]:
     """Every text and button label the bot shows for one random game."""
     seats = names(players)
-    loser = 0 if series == "after_loss" else None
-    game = Game.from_seed(rules, [s.name for s in seats], seed, series, previous_loser=loser)
+    loser = seats[0].name if series == "after_loss" else None
+    game = Game.from_seed(
+        rules, [s.name for s in seats], seed, Series(series, dealer=loser, previous_loser=loser)
+    )
     rng = random.Random(seed)
     step = 0
     while True:

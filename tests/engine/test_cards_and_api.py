@@ -172,11 +172,13 @@ def test_next_game_of_a_series():
     game = Game.from_seed(Rules(), "ABC", 8)
     while game.result is None:
         game.apply(*random_step(game, rng))
-    series, dealer, loser = game.next_game()
+    series = game.next_game()
     if game.result.draw:
-        assert series == "after_draw" and dealer == game.dealer
+        assert series.kind == "after_draw" and series.dealer == game.players[game.dealer]
     else:
-        assert series == "after_loss" and dealer == loser == game.result.loser
-        nxt = Game.from_seed(Rules(), "ABC", 9, series, loser, dealer)
+        loser = game.result.loser
+        assert series.kind == "after_loss"
+        assert series.dealer == series.previous_loser == game.players[loser]
+        nxt = Game.from_seed(Rules(), "ABC", 9, series)
         assert nxt.attacker == (loser + 1) % 3
         assert nxt.dealer == loser

@@ -230,7 +230,7 @@ def test_team_loss_counts_for_both_partners(tmp_path: Path) -> None:
             assert (t.played, t.losses) == (1, int(k in losers))
         nxt = await s.play_again(info.game_id, user(0))
         assert nxt.game is not None
-        expected_dealer = last.game.next_game()[1]
+        expected_dealer = last.game.seat_of(last.game.next_game().dealer)
         assert nxt.game.dealer == expected_dealer and expected_dealer in losers
 
     with_service(tmp_path / "db.sqlite3", body)

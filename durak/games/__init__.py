@@ -1,0 +1,25 @@
+"""Every game the engine plays, behind one interface (:class:`Game`).
+
+``Game.from_seed(rules, players, seed)`` deals the game ``rules.game`` names;
+the families register themselves here.
+"""
+
+from __future__ import annotations
+
+from .base import AFTER_DRAW, AFTER_LOSS, FIRST, SERIES, Game, Series, family, register, restore
+from .podkidnoy import Podkidnoy
+
+register(Podkidnoy)
+
+__all__ = [
+    "AFTER_DRAW",
+    "AFTER_LOSS",
+    "FIRST",
+    "SERIES",
+    "Game",
+    "Podkidnoy",
+    "Series",
+    "family",
+    "register",
+    "restore",
+]

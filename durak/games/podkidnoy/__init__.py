@@ -1,0 +1,7 @@
+"""Podkidnoy durak (RULES.md) with VARIANTS.md's options."""
+
+from __future__ import annotations
+
+from .game import Podkidnoy
+
+__all__ = ["Podkidnoy"]

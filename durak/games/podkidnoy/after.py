@@ -1,0 +1,87 @@
+"""After a bout (RULES.md sections 5 and 6): the table goes to the discard or to
+the defender, everyone refills, players with no cards leave, the game may end,
+and the next bout begins.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...view import Outcome
+from . import bout
+
+if TYPE_CHECKING:
+    from .game import Podkidnoy
+
+
+def close_bout(g: Podkidnoy) -> None:
+    attacker, defender = g.attacker, g.defender
+    cards = 0
+    for c in g.table:
+        cards |= 1 << c
+    for c in g.covers:
+        if c >= 0:
+            cards |= 1 << c
+    taken = g.taking
+    if taken:
+        g.hands[defender] |= cards
+    else:
+        g.discard += len(g.table) + len(g.covers)
+        g.discard_mask |= cards
+    g.table, g.covers = [], []
+    g.open = 0
+    g.first_bout = False
+    refill(g, attacker, defender)
+    if not g.stock:
+        hands = g.hands
+        for s in range(g.n):
+            if not hands[s]:
+                g.out[s] = True
+    if finished(g):
+        return
+    if taken:
+        nxt = g.next_active(defender)
+    else:
+        nxt = defender if not g.out[defender] else g.next_active(defender)
+    bout.begin(g, nxt)
+
+
+def refill(g: Podkidnoy, attacker: int, defender: int) -> None:
+    """The primary attacker draws up to 6 first, then every other player
+    clockwise from him, the defender last; each draws his whole share."""
+    hands, stock, n = g.hands, g.stock, g.n
+    if not stock:
+        return
+    order = [attacker]
+    for k in range(1, n):
+        s = (attacker + k) % n
+        if s != defender and not g.out[s]:
+            order.append(s)
+    if defender != attacker:
+        order.append(defender)
+    size = g.rules.hand_size
+    for s in order:
+        need = size - hands[s].bit_count()
+        while need > 0 and stock:
+            hands[s] |= 1 << stock.pop()
+            need -= 1
+
+
+def finished(g: Podkidnoy) -> bool:
+    """End the game if at most one player (one team) still holds cards."""
+    holding = [s for s in range(g.n) if not g.out[s]]
+    if g.rules.teams:
+        teams = {s % 2 for s in holding}
+        if len(teams) > 1:
+            return False
+        losers = tuple(s for s in range(g.n) if teams and s % 2 in teams)
+    else:
+        if len(holding) > 1:
+            return False
+        losers = tuple(holding)
+    g.result = Outcome(losers=losers, draw=not losers)
+    g.attacker = g.defender = -1
+    g.limit = 0
+    g.throwers = g.passed = 0
+    g.taking = False
+    return True

@@ -1,0 +1,440 @@
+"""A bout (RULES.md section 4): its limit, who may throw in, every decision made
+in it, and the moment it closes.
+
+Each decision has a ``verify_x`` (raise :class:`IllegalAction`, change nothing;
+return what ``do_x`` needs) and a ``do_x``; :func:`legal` lists actions with the
+same predicates (``may_throw``, ``can_throw``, ``transfer_target``), so the list
+and ``apply`` cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from ...actions import (
+    EXCHANGE_TRUMP,
+    PASS,
+    TAKE,
+    Action,
+    Attack,
+    Defend,
+    ExchangeTrump,
+    Pass,
+    ShowTrump,
+    Take,
+    Transfer,
+)
+from ...cards import (
+    BEATERS,
+    RANK_LANES,
+    Card,
+    beaters_mask,
+    card_of,
+    cards_of,
+    lowest_rank,
+    of_ranks,
+    ranks_of,
+    suit_mask,
+)
+from ...errors import IllegalAction
+from . import after
+
+if TYPE_CHECKING:
+    from .game import Podkidnoy
+
+
+# ---- the bout's shape ------------------------------------------------------------------
+
+
+def limit_for(g: Podkidnoy, defender: int) -> int:
+    """``L = min(cap, cards in the defender's hand)`` (RULES.md section 4)."""
+    held = g.hands[defender].bit_count()
+    cap = 6
+    if not g.stock and not g.rules.six_cap_after_stock:
+        cap = held
+    if g.first_bout:
+        cap = min(cap, g.rules.first_bout_limit)
+    return min(cap, held)
+
+
+def begin(g: Podkidnoy, attacker: int) -> None:
+    """Start a bout opened by ``attacker`` against his defender."""
+    g.attacker = attacker
+    g.defender = defender = g.defender_for(attacker)
+    g.throwers = g.throwers_for(attacker, defender)
+    g.limit = limit_for(g, defender)
+    g.table, g.covers = [], []
+    g.open = g.table_ranks = 0
+    g.taking = g.primary_passed = False
+    g.passed = g.shown = 0
+
+
+def can_throw(g: Podkidnoy, seat: int) -> bool:
+    """Whether ``seat`` holds a legal throw-in now (rights aside)."""
+    return len(g.table) < g.limit and g.hands[seat] & of_ranks(g.table_ranks) != 0
+
+
+def may_throw(g: Podkidnoy, seat: int) -> bool:
+    """Whether ``seat`` has the right to throw in now: a thrower whose pass does
+    not hold, and either the primary attacker or allowed by his priority."""
+    if not g.table or not (g.throwers >> seat) & 1 or (g.passed >> seat) & 1:
+        return False
+    a = g.attacker
+    return seat == a or g.primary_passed or not can_throw(g, a)
+
+
+def transfer_target(g: Podkidnoy, seat: int, extra: int) -> tuple[int, int] | None:
+    """The new defender and limit if ``seat`` transfers adding ``extra`` attack
+    cards, or ``None`` if the situation does not allow it."""
+    if not g.table or g.open != len(g.table):
+        return None
+    if ranks_of(sum(1 << c for c in g.table)).bit_count() != 1:
+        return None
+    target = g.defender_for(seat)
+    if target < 0:
+        return None
+    limit = limit_for(g, target)
+    if len(g.table) + extra > limit:
+        return None
+    return target, limit
+
+
+def settle(g: Podkidnoy) -> None:
+    """Close the bout once nobody can add a card (RULES.md section 4)."""
+    if not g.taking and g.open:
+        return
+    throwers, passed = g.throwers, g.passed
+    if len(g.table) < g.limit:
+        ranks = of_ranks(g.table_ranks)
+        hands = g.hands
+        s = 0
+        while throwers:
+            if throwers & 1 and not (passed >> s) & 1 and hands[s] & ranks:
+                return
+            throwers >>= 1
+            s += 1
+    after.close_bout(g)
+
+
+# ---- deciding --------------------------------------------------------------------------
+
+
+def check_turn(g: Podkidnoy, seat: int) -> None:
+    if g.result is not None:
+        raise IllegalAction("game_over", "the game is over")
+    if not 0 <= seat < g.n:
+        raise IllegalAction("not_your_turn", f"there is no seat {seat}")
+    if g.out[seat]:
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} has left the game")
+
+
+def hand_mask(g: Podkidnoy, seat: int, cards: Sequence[Card]) -> int:
+    mask = 0
+    for c in cards:
+        bit = 1 << c.id
+        if mask & bit or not g.hands[seat] & bit:
+            raise IllegalAction("not_in_hand", f"{g.players[seat]} does not hold {c}")
+        mask |= bit
+    return mask
+
+
+def verify_attack(g: Podkidnoy, seat: int, action: Attack) -> int:
+    cards = action.cards
+    check_turn(g, seat)
+    if not cards:
+        raise ValueError("an attack needs at least one card")
+    if not g.table:
+        if seat != g.attacker:
+            raise IllegalAction("not_your_turn", f"{g.players[g.attacker]} opens")
+        mask = hand_mask(g, seat, cards)
+        if ranks_of(mask).bit_count() != 1:
+            raise IllegalAction("mixed_ranks", "an opening is one card or cards of one rank")
+    else:
+        if not may_throw(g, seat):
+            raise IllegalAction("not_your_turn", f"{g.players[seat]} may not throw in now")
+        mask = hand_mask(g, seat, cards)
+        if ranks_of(mask) & ~g.table_ranks:
+            raise IllegalAction("rank_not_on_table", "that rank is not on the table")
+    if len(g.table) + len(cards) > g.limit:
+        raise IllegalAction("limit", f"this bout allows at most {g.limit} attack cards")
+    return mask
+
+
+def do_attack(g: Podkidnoy, seat: int, action: Attack, mask: int) -> None:
+    g.hands[seat] &= ~mask
+    for c in action.cards:
+        g.table.append(c.id)
+        g.covers.append(-1)
+    g.open += len(action.cards)
+    g.table_ranks |= 1 << (action.cards[0].id & 15)
+    g.passed = 0
+
+
+def verify_defend(g: Podkidnoy, seat: int, action: Defend) -> int:
+    check_turn(g, seat)
+    if seat != g.defender or g.taking or not g.table:
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} is not defending now")
+    attack, card = action.attack, action.card
+    hand_mask(g, seat, (card,))
+    try:
+        index = g.table.index(attack.id)
+    except ValueError:
+        index = -1
+    if index < 0 or g.covers[index] != -1:
+        raise IllegalAction("not_on_table", f"{attack} is not an uncovered attack card")
+    if not beaters_mask(attack.id, g.trump) >> card.id & 1:
+        raise IllegalAction("cannot_beat", f"{card} does not beat {attack}")
+    return index
+
+
+def do_defend(g: Podkidnoy, seat: int, action: Defend, index: int) -> None:
+    card = action.card.id
+    g.hands[seat] &= ~(1 << card)
+    g.covers[index] = card
+    g.open -= 1
+    g.table_ranks |= 1 << (card & 15)
+    g.passed = 0
+
+
+def verify_take(g: Podkidnoy, seat: int, action: Take) -> None:
+    check_turn(g, seat)
+    if seat != g.defender:
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} is not defending")
+    if g.taking or not g.open:
+        raise IllegalAction("cannot_take", "nothing to take: no uncovered card, or taking")
+
+
+def do_take(g: Podkidnoy, seat: int, action: Take, _: None) -> None:
+    g.taking = True
+    g.passed = 0
+
+
+def verify_pass(g: Podkidnoy, seat: int, action: Pass) -> None:
+    check_turn(g, seat)
+    if not may_throw(g, seat) or not can_throw(g, seat):
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} has nothing to pass on")
+
+
+def do_pass(g: Podkidnoy, seat: int, action: Pass, _: None) -> None:
+    g.passed |= 1 << seat
+    if seat == g.attacker:
+        g.primary_passed = True
+
+
+def verify_transfer(g: Podkidnoy, seat: int, action: Transfer | ShowTrump) -> tuple[int, int]:
+    check_turn(g, seat)
+    if seat != g.defender or g.taking or not g.table:
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} is not defending now")
+    shown = isinstance(action, ShowTrump)
+    if not g.rules.transfer or (shown and not g.rules.transfer_by_showing_trump):
+        raise IllegalAction("variant_off", "these rules have no such transfer")
+    card = action.card
+    hand_mask(g, seat, (card,))
+    if card.id & 15 != g.table[0] & 15:
+        raise IllegalAction("cannot_transfer", f"{card} is not of the attack rank")
+    if shown and (card.id >> 4 != g.trump or (g.shown >> card.id) & 1):
+        raise IllegalAction("cannot_transfer", f"{card} is not a trump that may be shown")
+    target = transfer_target(g, seat, 0 if shown else 1)
+    if target is None:
+        raise IllegalAction("cannot_transfer", "the defence cannot be passed on now")
+    return target
+
+
+def do_transfer(
+    g: Podkidnoy, seat: int, action: Transfer | ShowTrump, target: tuple[int, int]
+) -> None:
+    card = action.card.id
+    if isinstance(action, Transfer):
+        g.hands[seat] &= ~(1 << card)
+        g.table.append(card)
+        g.covers.append(-1)
+        g.open += 1
+    else:
+        g.shown |= 1 << card
+    g.defender, g.limit = target
+    g.attacker = seat
+    g.throwers = g.throwers_for(seat, g.defender)
+    g.passed = 0
+    g.primary_passed = False
+
+
+def lowest_trump(g: Podkidnoy) -> int:
+    return g.trump * 16 + int(lowest_rank(g.rules.deck))
+
+
+def verify_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump) -> None:
+    check_turn(g, seat)
+    if seat != g.attacker or g.table:
+        raise IllegalAction("not_your_turn", "only the opener, before he opens")
+    if not g.rules.trump_exchange:
+        raise IllegalAction("variant_off", "these rules have no trump exchange")
+    hand_mask(g, seat, (card_of(lowest_trump(g)),))
+    if len(g.stock) < 2:
+        raise IllegalAction("cannot_exchange", "the stock is too small to exchange the trump")
+
+
+def do_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump, _: None) -> None:
+    low, old = lowest_trump(g), g.stock[0]
+    g.hands[seat] = (g.hands[seat] & ~(1 << low)) | (1 << old)
+    g.stock[0] = g.trump_card = low
+
+
+def refuse_other_game(g: Podkidnoy, seat: int, action: Action) -> None:
+    """A pile game's action (``lead``, ``beat``): PILE-GAMES.md 6.6."""
+    check_turn(g, seat)
+    raise IllegalAction("variant_off", f"{action.words().split()[0]} belongs to the pile games")
+
+
+def _nothing(g: Podkidnoy, seat: int, action: Action, _: None) -> None:
+    raise AssertionError("a refused action is never applied")
+
+
+_Verify = Callable[[Any, int, Any], Any]
+_Do = Callable[[Any, int, Any, Any], None]
+HANDLERS: dict[type, tuple[_Verify, _Do]] = {
+    Attack: (verify_attack, do_attack),
+    Defend: (verify_defend, do_defend),
+    Take: (verify_take, do_take),
+    Pass: (verify_pass, do_pass),
+    Transfer: (verify_transfer, do_transfer),
+    ShowTrump: (verify_transfer, do_transfer),
+    ExchangeTrump: (verify_exchange, do_exchange),
+}
+
+
+def handler(action: Action) -> tuple[_Verify, _Do]:
+    try:
+        return HANDLERS[type(action)]
+    except KeyError:
+        if isinstance(action, Action):
+            return refuse_other_game, _nothing
+        raise TypeError(f"not an action: {action!r}") from None
+
+
+# ---- asking ----------------------------------------------------------------------------
+
+
+def actors(g: Podkidnoy) -> list[int]:
+    """The seats that may act now (each has at least one legal action)."""
+    if g.result is not None:
+        return []
+    if not g.table:
+        return [g.attacker]
+    seats = []
+    if not g.taking and g.open:
+        seats.append(g.defender)
+    throwers, s = g.throwers, 0
+    while throwers:
+        if throwers & 1 and may_throw(g, s) and can_throw(g, s):
+            seats.append(s)
+        throwers >>= 1
+        s += 1
+    return sorted(seats)
+
+
+def legal(g: Podkidnoy, seat: int) -> list[Action]:
+    """Every action ``seat`` may apply now, multi-card openings and throw-ins included."""
+    if g.result is not None or not 0 <= seat < g.n or g.out[seat]:
+        return []
+    hand = g.hands[seat]
+    acts: list[Action] = []
+    if not g.table:
+        if seat != g.attacker:
+            return acts
+        ranks, limit = ranks_of(hand), g.limit
+        while ranks:
+            low = ranks & -ranks
+            acts.extend(_attacks(hand & (low * RANK_LANES), limit, None))
+            ranks ^= low
+        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
+            acts.append(EXCHANGE_TRUMP)
+        return acts
+    if seat == g.defender:
+        if not g.taking and g.open:
+            trump = g.trump
+            beaters = BEATERS[trump]
+            for a, c in zip(g.table, g.covers, strict=True):
+                if c == -1:
+                    acts.extend(_defends(a, hand & beaters[a]))
+            acts.append(TAKE)
+            if g.rules.transfer:
+                same = hand & of_ranks(1 << (g.table[0] & 15))
+                if same and transfer_target(g, seat, 1) is not None:
+                    acts.extend(Transfer(c) for c in cards_of(same))
+                if g.rules.transfer_by_showing_trump:
+                    show = same & suit_mask(trump) & ~g.shown
+                    if show and transfer_target(g, seat, 0) is not None:
+                        acts.extend(ShowTrump(c) for c in cards_of(show))
+        return acts
+    if may_throw(g, seat) and can_throw(g, seat):
+        room = g.limit - len(g.table)
+        acts.extend(_attacks(hand & of_ranks(g.table_ranks), room, PASS))
+    return acts
+
+
+def legal_by_seat(g: Podkidnoy) -> list[tuple[int, Sequence[Action]]]:
+    """``(seat, legal(g, seat))`` for every seat in ``actors``, in one pass:
+    what a simulation asks at every step, so it shares the work between seats."""
+    if g.result is not None:
+        return []
+    if not g.table:
+        return [(g.attacker, legal(g, g.attacker))]
+    moves: list[tuple[int, Sequence[Action]]] = []
+    if not g.taking and g.open:
+        moves.append((g.defender, legal(g, g.defender)))
+    room = g.limit - len(g.table)
+    if room > 0:
+        ranks = g.table_ranks * RANK_LANES
+        hands, a = g.hands, g.attacker
+        everyone = g.primary_passed or not hands[a] & ranks
+        free, s = g.throwers & ~g.passed, 0
+        while free:
+            if free & 1:
+                mine = hands[s] & ranks
+                if mine and (everyone or s == a):
+                    moves.append((s, _attacks(mine, room, PASS)))
+            free >>= 1
+            s += 1
+    return moves
+
+
+# Action values are immutable, so the generator hands out shared instances:
+# building frozen dataclasses is most of the cost of listing legal actions.
+_ATTACK_CACHE: dict[tuple[int, int, Pass | None], tuple[Action, ...]] = {}
+_DEFEND_CACHE: dict[int, tuple[Defend, ...]] = {}
+_CACHE_CAP = 250_000
+
+
+def _attacks(mask: int, room: int, then: Pass | None) -> tuple[Action, ...]:
+    """Every attack of 1..room cards out of ``mask`` (all of one rank, or all
+    of ranks already on the table: the caller passes only such cards), and
+    ``then`` after them if given."""
+    key = (mask, room, then)
+    acts = _ATTACK_CACHE.get(key)
+    if acts is None:
+        if len(_ATTACK_CACHE) > _CACHE_CAP:
+            _ATTACK_CACHE.clear()
+        group = cards_of(mask)
+        attacks: list[Action] = [
+            Attack(combo)
+            for size in range(1, min(len(group), room) + 1)
+            for combo in combinations(group, size)
+        ]
+        if then is not None:
+            attacks.append(then)
+        acts = _ATTACK_CACHE[key] = tuple(attacks)
+    return acts
+
+
+def _defends(attack: int, beaters: int) -> tuple[Defend, ...]:
+    """Every cover of ``attack`` by one of the cards in ``beaters``."""
+    key = beaters << 6 | attack
+    acts = _DEFEND_CACHE.get(key)
+    if acts is None:
+        if len(_DEFEND_CACHE) > _CACHE_CAP:
+            _DEFEND_CACHE.clear()
+        card = card_of(attack)
+        acts = _DEFEND_CACHE[key] = tuple(Defend(card, c) for c in cards_of(beaters))
+    return acts

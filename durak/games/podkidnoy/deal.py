@@ -1,0 +1,159 @@
+"""The deal and who opens (RULES.md sections 2 and 3), and a game set up from a
+record's position instead of a deal (RECORDS.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...cards import Card, deck_mask, parse_card, parse_suit, suit_mask
+from ...errors import MalformedRecord
+from ..base import AFTER_LOSS, SERIES
+from . import after, bout
+
+if TYPE_CHECKING:
+    from .game import Podkidnoy
+
+# Why the first bout's attacker opens (shown on the table).
+OPENER_LOWEST_TRUMP = "lowest_trump"
+OPENER_NO_TRUMP = "no_trump"
+OPENER_LOSER_DEALS = "loser_deals"
+OPENER_ATTACK_LOSER = "attack_loser"
+OPENER_POSITION = "position"
+
+
+def deal(
+    g: Podkidnoy,
+    order: Sequence[Card],
+    dealer: int,
+    series: str,
+    previous_loser: int | None,
+) -> None:
+    """Deal an explicit deck order (top card first) and begin the first bout."""
+    rules, n = g.rules, g.n
+    ids = [c.id for c in order]
+    if len(ids) != rules.deck or sum(1 << i for i in set(ids)) != deck_mask(rules.deck):
+        raise ValueError(f"the deck order must list each of the {rules.deck} cards once")
+    if not 0 <= dealer < n:
+        raise ValueError("no such dealer")
+    if series not in SERIES:
+        raise ValueError(f"series must be one of {SERIES}")
+    if series == AFTER_LOSS and previous_loser != dealer:
+        raise ValueError("after a loss the previous loser deals")
+    pos = 0
+    for _ in range(rules.hand_size):
+        for k in range(1, n + 1):
+            g.hands[(dealer + k) % n] |= 1 << ids[pos]
+            pos += 1
+    if pos < len(ids):
+        g.trump_card = ids[pos]
+        g.stock = [ids[pos], *reversed(ids[pos + 1 :])]
+    else:
+        g.trump_card = ids[pos - 1]  # the dealer's last card shows trump
+    g.trump = g.trump_card >> 4
+    g.dealer = dealer
+    g.start = {
+        "deck_order": [str(c) for c in order],
+        "dealer": g.players[dealer],
+        "series": series,
+        "previous_loser": None if previous_loser is None else g.players[previous_loser],
+    }
+    choose_opener(g, series)
+    bout.begin(g, g.opener)
+
+
+def choose_opener(g: Podkidnoy, series: str) -> None:
+    """RULES.md section 3: the lowest trump in the first game and after a draw,
+    the dealer's left neighbour after a loss (the loser's right with
+    ``attack_loser``)."""
+    n, dealer = g.n, g.dealer
+    if series == AFTER_LOSS and g.rules.attack_loser:
+        g.opener, g.opener_reason = (dealer - 1) % n, OPENER_ATTACK_LOSER
+        return
+    if series == AFTER_LOSS:
+        g.opener, g.opener_reason = (dealer + 1) % n, OPENER_LOSER_DEALS
+        return
+    low = lowest = -1
+    trumps = suit_mask(g.trump)
+    for seat in range(n):
+        mine = g.hands[seat] & trumps
+        if mine:
+            card = (mine & -mine).bit_length() - 1
+            if lowest < 0 or card < lowest:
+                lowest, low = card, seat
+    if low >= 0:
+        g.opener, g.opener_reason, g.opener_card = low, OPENER_LOWEST_TRUMP, lowest
+    else:
+        g.opener, g.opener_reason = (dealer + 1) % n, OPENER_NO_TRUMP
+
+
+def read_position(g: Podkidnoy, start: dict[str, Any]) -> None:
+    """Set up the record's position form (between bouts) and begin its bout."""
+    if not isinstance(start, dict):
+        raise MalformedRecord("start must be an object")
+    g.trump = int(parse_suit(start["trump"]))
+    tc = start.get("trump_card")
+    stock = [parse_card(c).id for c in _list(start.get("stock", []), "stock")]
+    seen = list(stock)
+    if tc is not None:
+        tcid = parse_card(tc).id
+        if tcid >> 4 != g.trump:
+            raise MalformedRecord("the trump card is not of the trump suit")
+        g.trump_card = tcid
+        seen.append(tcid)
+        g.stock = [tcid, *reversed(stock)]
+    elif stock:
+        raise MalformedRecord("a non-empty stock needs its trump card")
+    hands = start.get("hands", {})
+    if not isinstance(hands, dict):
+        raise MalformedRecord("hands must be an object")
+    for name, cards in hands.items():
+        if name not in g.players:
+            raise MalformedRecord(f"hands name an unknown player {name!r}")
+        ids = [parse_card(c).id for c in _list(cards, "hand")]
+        seen += ids
+        g.hands[g.players.index(name)] = sum(1 << i for i in set(ids))
+    discard = start.get("discard", [])
+    if isinstance(discard, list):
+        ids = [parse_card(c).id for c in discard]
+        seen += ids
+        g.discard, g.discard_mask = len(ids), sum(1 << i for i in set(ids))
+    elif type(discard) is int and discard >= 0:
+        g.discard = discard
+    else:
+        raise MalformedRecord("discard must be a list of cards or a count")
+    if len(set(seen)) != len(seen):
+        raise MalformedRecord("a card appears twice")
+    full = deck_mask(g.rules.deck)
+    if any(not (full >> i) & 1 for i in seen):
+        raise MalformedRecord("a card is not in this deck")
+    if len(seen) - g.discard_mask.bit_count() + g.discard > g.rules.deck:
+        raise MalformedRecord("more cards than the deck holds")
+    first = start.get("first_bout", False)
+    if type(first) is not bool:
+        raise MalformedRecord("first_bout must be true or false")
+    g.first_bout = first
+    attacker = start.get("attacker")
+    if attacker not in g.players:
+        raise MalformedRecord(f"unknown attacker {attacker!r}")
+    if g.stock:
+        if not all(g.hands):
+            raise MalformedRecord("with cards in the stock every player holds cards")
+    else:
+        g.out = [h == 0 for h in g.hands]
+    g.start = dict(start)
+    seat = g.players.index(attacker)
+    g.opener = seat
+    if after.finished(g):
+        return
+    if g.out[seat]:
+        seat = g.next_active(seat)
+    g.opener = seat
+    bout.begin(g, seat)
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise MalformedRecord(f"{what} must be a list")
+    return value

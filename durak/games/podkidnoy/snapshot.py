@@ -1,0 +1,187 @@
+"""A podkidnoy game to and from JSON, exactly, at any moment (mid-bout included).
+
+The snapshot holds the state and also the start and the actions applied, so a
+restored game can still be exported as a record. Derived values (the throwers,
+the ranks on the table) are recomputed, not stored, so a damaged snapshot cannot
+make them disagree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...actions import action_from_step
+from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
+from ...errors import MalformedRecord
+from ...rules import Rules
+from ...view import Outcome
+
+if TYPE_CHECKING:
+    from .game import Podkidnoy
+
+FORMAT = "durak-snapshot/1"
+
+
+def _card(i: int) -> str | None:
+    return str(card_of(i)) if i >= 0 else None
+
+
+def _cards(mask: int) -> list[str]:
+    return [str(c) for c in cards_of(mask)]
+
+
+def write(game: Podkidnoy) -> dict[str, Any]:
+    result = game.result
+    return {
+        "format": FORMAT,
+        "rules": game.rules.to_dict(),
+        "players": list(game.players),
+        "trump": "SHDC"[game.trump],
+        "trump_card": _card(game.trump_card),
+        "stock": [str(card_of(i)) for i in reversed(game.stock)],
+        "hands": [_cards(h) for h in game.hands],
+        "discard": game.discard,
+        "discard_cards": _cards(game.discard_mask),
+        "out": list(game.out),
+        "attacker": game.attacker,
+        "defender": game.defender,
+        "table": [[_card(a), _card(c)] for a, c in zip(game.table, game.covers, strict=True)],
+        "limit": game.limit,
+        "taking": game.taking,
+        "passed": [s for s in range(game.n) if game.passed >> s & 1],
+        "primary_passed": game.primary_passed,
+        "shown": _cards(game.shown),
+        "first_bout": game.first_bout,
+        "result": None if result is None else {"losers": list(result.losers), "draw": result.draw},
+        "dealer": game.dealer,
+        "opener": game.opener,
+        "opener_reason": game.opener_reason,
+        "opener_card": _card(game.opener_card),
+        "start": game.start,
+        "history": [[seat, action.step()] for seat, action in game.history],
+    }
+
+
+def read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
+    """Restore a game; :class:`MalformedRecord` if the snapshot is damaged."""
+    try:
+        return _read(cls, data)
+    except MalformedRecord:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise MalformedRecord(f"damaged snapshot: {type(e).__name__}: {e}") from None
+
+
+def _mask(texts: Any) -> tuple[int, int]:
+    if not isinstance(texts, list):
+        raise MalformedRecord("a card list is not a list")
+    mask = 0
+    for t in texts:
+        mask |= 1 << parse_card(t).id
+    return mask, len(texts)
+
+
+def _seat(value: Any, n: int, allow_none: bool = False) -> int:
+    if allow_none and value == -1:
+        return -1
+    if type(value) is not int or not 0 <= value < n:
+        raise MalformedRecord(f"bad seat {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise MalformedRecord(f"expected true or false, not {value!r}")
+    return value
+
+
+def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise MalformedRecord(f"not a {FORMAT} document")
+    game = cls(Rules.from_dict(data["rules"]), data["players"])
+    n = game.n
+    game.trump = int(parse_suit(data["trump"]))
+    tc = data["trump_card"]
+    game.trump_card = parse_card(tc).id if tc is not None else -1
+    game.stock = [parse_card(t).id for t in reversed(data["stock"])]
+    hands = data["hands"]
+    if not isinstance(hands, list) or len(hands) != n:
+        raise MalformedRecord("hands must list every seat")
+    counted: list[int] = list(game.stock)
+    for s, texts in enumerate(hands):
+        game.hands[s], count = _mask(texts)
+        counted += [i for i in range(64) if game.hands[s] >> i & 1]
+        if count != game.hands[s].bit_count():
+            raise MalformedRecord("a card appears twice in a hand")
+    game.discard = data["discard"]
+    if type(game.discard) is not int or game.discard < 0:
+        raise MalformedRecord("bad discard count")
+    game.discard_mask, count = _mask(data["discard_cards"])
+    if count > game.discard:
+        raise MalformedRecord("more discarded cards than the discard count")
+    counted += [i for i in range(64) if game.discard_mask >> i & 1]
+    out = data["out"]
+    if not isinstance(out, list) or len(out) != n:
+        raise MalformedRecord("out must list every seat")
+    game.out = [_bool(o) for o in out]
+    table = data["table"]
+    if not isinstance(table, list):
+        raise MalformedRecord("table must be a list")
+    for pair in table:
+        if not isinstance(pair, list) or len(pair) != 2 or pair[0] is None:
+            raise MalformedRecord("a table entry is [attack, cover]")
+        game.table.append(parse_card(pair[0]).id)
+        game.covers.append(parse_card(pair[1]).id if pair[1] is not None else -1)
+        counted += [game.table[-1]] + ([game.covers[-1]] if game.covers[-1] >= 0 else [])
+        game.table_ranks |= 1 << (game.table[-1] & 15)
+        if game.covers[-1] >= 0:
+            game.table_ranks |= 1 << (game.covers[-1] & 15)
+    game.open = game.covers.count(-1)
+    if len(set(counted)) != len(counted):
+        raise MalformedRecord("a card appears twice")
+    full = deck_mask(game.rules.deck)
+    if any(not full >> i & 1 for i in counted):
+        raise MalformedRecord("a card is not in this deck")
+    if game.stock and game.stock[0] != game.trump_card:
+        raise MalformedRecord("the bottom of the stock is not the trump card")
+    game.first_bout = _bool(data["first_bout"])
+    game.taking = _bool(data["taking"])
+    game.primary_passed = _bool(data["primary_passed"])
+    game.shown, _ = _mask(data["shown"])
+    game.limit = data["limit"]
+    if type(game.limit) is not int or game.limit < 0 or len(game.table) > game.limit:
+        raise MalformedRecord("bad bout limit")
+    game.dealer = _seat(data["dealer"], n, allow_none=True)
+    game.opener = _seat(data["opener"], n, allow_none=True)
+    game.opener_reason = str(data["opener_reason"])
+    oc = data["opener_card"]
+    game.opener_card = parse_card(oc).id if oc is not None else -1
+    result = data["result"]
+    if result is None:
+        game.attacker = _seat(data["attacker"], n)
+        game.defender = _seat(data["defender"], n)
+        if game.attacker == game.defender or game.out[game.attacker] or game.out[game.defender]:
+            raise MalformedRecord("the attacker and defender must be two active players")
+        game.throwers = game.throwers_for(game.attacker, game.defender)
+        passed = data["passed"]
+        if not isinstance(passed, list):
+            raise MalformedRecord("passed must be a list of seats")
+        for s in passed:
+            game.passed |= 1 << _seat(s, n)
+    else:
+        losers = result["losers"]
+        if not isinstance(losers, list):
+            raise MalformedRecord("result.losers must be a list")
+        game.result = Outcome(tuple(_seat(s, n) for s in losers), _bool(result["draw"]))
+    start = data["start"]
+    if not isinstance(start, dict):
+        raise MalformedRecord("start must be an object")
+    game.start = start
+    history = data["history"]
+    if not isinstance(history, list):
+        raise MalformedRecord("history must be a list")
+    for entry in history:
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], dict):
+            raise MalformedRecord("a history entry is [seat, step]")
+        game.history.append((_seat(entry[0], n), action_from_step(entry[1])))
+    return game
