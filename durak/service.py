@@ -121,7 +121,8 @@ from .service_types import (
     UserSettings,
 )
 from .snapshot import to_snapshot
-from .store import ActionWrite, GameRow, LoggedAction, Store, Tx
+from .store import ActionWrite, GameRow, LoggedAction, open_store
+from .store.base import Store, Tx
 from .view import View
 
 __all__ = ["DEFAULT_PATH", "GameService"]
@@ -196,7 +197,7 @@ class GameService:
     ) -> GameService:
         """Open the store at ``path`` and load every running game, checking each
         against a replay of its log. :class:`DatabaseError` if the file is unusable."""
-        store = await Store.open(path, check=check)
+        store = await open_store(path, check=check)
         service = cls(store)
         try:
             await service._load_running()

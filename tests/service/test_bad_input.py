@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from durak import Take, to_snapshot
-from durak import store as store_module
 from durak.service import GameService
 from durak.service_errors import DatabaseError, LobbyFull, NotRunning
 from durak.store import APPLICATION_ID, ActionWrite, Tx
+from durak.store import sqlite as store_module
 
 from .helpers import CHAT, db_rows, lobby, play_out, run, started, user, with_service
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from durak import store as store_module
 from durak.service import GameService
 from durak.service_errors import DatabaseError
 from durak.store import APPLICATION_ID, SCHEMA_VERSION, Store, Tx
+from durak.store import sqlite as store_module
 
 from .helpers import (
     CHAT,

@@ -1,4 +1,4 @@
-"""The SQLite store: the schema, its migrations and every SQL statement.
+"""The SQLite store (the default): the schema, its migrations and every SQL statement.
 
 One aiosqlite connection does all reads and writes (one writer). It runs in
 autocommit mode; :meth:`Store.transaction` opens ``BEGIN IMMEDIATE`` so a
@@ -21,13 +21,13 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
 
-from .service_errors import DatabaseError
-from .service_types import Deadline, Ending, MessageRef, Seat, Tally
+from ..service_errors import DatabaseError
+from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+from .base import ActionWrite, GameRow, LoggedAction
 
 #: ``PRAGMA application_id`` of our databases: "DRK1". Set by the first migration,
 #: it tells our file from any other SQLite database.
@@ -38,45 +38,6 @@ _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
     " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class GameRow:
-    """One row of ``games``; JSON columns stay text (the service reads them)."""
-
-    game_id: int
-    chat_id: int
-    status: str
-    creator_id: int
-    rules: str
-    previous_game_id: int | None
-    seed: str | None
-    start: str | None
-    version: int
-    snapshot: str | None
-    end_reason: str | None
-    losers: str | None
-    draw: int | None
-    ended_by: int | None
-    created_at: float
-    updated_at: float
-
-    def ending(self) -> Ending | None:
-        if self.end_reason is None:
-            return None
-        losers = tuple(json.loads(self.losers)) if self.losers else ()
-        return Ending(self.end_reason, losers, bool(self.draw), self.ended_by)
-
-
-@dataclass(frozen=True, slots=True)
-class LoggedAction:
-    """One row of the append-only action log."""
-
-    version: int
-    seat: int
-    user_id: int
-    step: str  # JSON of the record step, e.g. {"do": "take"}
-    created_at: float
 
 
 # ---- migrations ---------------------------------------------------------------------
@@ -419,23 +380,6 @@ class Store:
         self._closed = True
         with contextlib.suppress(Exception):  # a connection that failed to set up
             await self._conn.close()
-
-
-@dataclass(frozen=True, slots=True)
-class ActionWrite:
-    """Everything one action writes: the log entry, the game's new version and
-    snapshot, and when the action ends the game, the ending and the tallies."""
-
-    game_id: int
-    chat_id: int
-    version: int  # the version the game moves to
-    seat: int
-    user_id: int
-    step: str
-    snapshot: str
-    now: float
-    ending: Ending | None = None
-    tallies: tuple[tuple[int, int, int], ...] = ()  # (user_id, losses, draws)
 
 
 _MOVE_ON = (

@@ -1,0 +1,193 @@
+"""The store interface: what the game service asks of a database, whichever it is.
+
+Two backends implement it, SQLite (:mod:`durak.store.sqlite`, the default) and
+PostgreSQL; the service talks only to :class:`Store` and :class:`Tx`, and the
+same service tests run against both. Rows travel as the small values below and
+those of :mod:`durak.service_types`; JSON columns (rules, start, snapshot,
+steps, settings) stay text, so the store never needs to understand a game.
+
+What every backend guarantees (the service relies on each):
+
+- One transaction per user change: :meth:`Store.transaction` commits all of its
+  statements or none. :meth:`Store.reading` sees one consistent state.
+- The action log is append-only, and an action is written only if its game is
+  still running at ``version - 1`` (:meth:`Store.record_action` returns
+  ``False`` otherwise): the version check is the fence that keeps two writers,
+  even two processes, from both applying version N+1.
+- At most one lobby or running game per chat (``insert_game`` returns ``None``).
+- Schema migrations are versioned in the database; a database newer than the
+  code is refused with :class:`~durak.service_errors.DatabaseError`, as is any
+  failure of the database itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One row of ``games``; JSON columns stay text (the service reads them)."""
+
+    game_id: int
+    chat_id: int
+    status: str
+    creator_id: int
+    rules: str
+    previous_game_id: int | None
+    seed: str | None
+    start: str | None
+    version: int
+    snapshot: str | None
+    end_reason: str | None
+    losers: str | None
+    draw: int | None
+    ended_by: int | None
+    created_at: float
+    updated_at: float
+
+    def ending(self) -> Ending | None:
+        if self.end_reason is None:
+            return None
+        losers = tuple(json.loads(self.losers)) if self.losers else ()
+        return Ending(self.end_reason, losers, bool(self.draw), self.ended_by)
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    """One row of the append-only action log."""
+
+    version: int
+    seat: int
+    user_id: int
+    step: str  # JSON of the record step, e.g. {"do": "take"}
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ActionWrite:
+    """Everything one action writes: the log entry, the game's new version and
+    snapshot, and when the action ends the game, the ending and the tallies."""
+
+    game_id: int
+    chat_id: int
+    version: int  # the version the game moves to
+    seat: int
+    user_id: int
+    step: str
+    snapshot: str
+    now: float
+    ending: Ending | None = None
+    tallies: tuple[tuple[int, int, int], ...] = ()  # (user_id, losses, draws)
+
+
+class Tx(Protocol):
+    """The statements, used inside :meth:`Store.transaction` or :meth:`Store.reading`.
+
+    Methods that change a game return ``False`` (or ``None``) when the game is not
+    in the state they expect, rather than raising: the service decides what that
+    means for the user."""
+
+    # ---- chats and users
+    async def upsert_chat(self, chat_id: int, title: str | None, now: float) -> None: ...
+    async def chat_settings(self, chat_id: int) -> str | None: ...
+    async def set_chat_settings(self, chat_id: int, settings: str, now: float) -> None: ...
+    async def upsert_user(self, user_id: int, name: str, now: float) -> None: ...
+    async def user_language(self, user_id: int) -> str | None: ...
+    async def set_user_language(self, user_id: int, language: str | None, now: float) -> None: ...
+
+    # ---- games
+    async def game_row(self, game_id: int) -> GameRow | None: ...
+    async def open_game_in_chat(self, chat_id: int) -> GameRow | None: ...
+    async def game_ids(self, status: str) -> list[int]: ...
+    async def game_ids_of_user(self, user_id: int, statuses: Iterable[str]) -> list[int]: ...
+    async def idle_lobbies(self, before: float) -> list[GameRow]: ...
+    async def ended_game_ids(self, chat_id: int, limit: int) -> list[int]: ...
+    async def next_game_of(self, game_id: int) -> int | None: ...
+    async def insert_game(
+        self,
+        chat_id: int,
+        creator_id: int,
+        rules: str,
+        now: float,
+        *,
+        previous_game_id: int | None = None,
+        seed: str | None = None,
+        start: str | None = None,
+        snapshot: str | None = None,
+    ) -> int | None: ...
+    async def update_lobby(
+        self, game_id: int, now: float, *, creator_id: int | None = None, rules: str | None = None
+    ) -> bool: ...
+    async def start_game(
+        self, game_id: int, seed: str, start: str, snapshot: str, now: float
+    ) -> bool: ...
+    async def end_game(
+        self, game_id: int, from_status: str, to_status: str, ending: Ending, now: float
+    ) -> bool: ...
+    async def repair_snapshot(
+        self, game_id: int, version: int, snapshot: str, now: float
+    ) -> None: ...
+    async def log(self, game_id: int) -> list[LoggedAction]: ...
+
+    # ---- seats
+    async def seats(self, game_id: int) -> list[Seat]: ...
+    async def replace_seats(self, game_id: int, seats: Sequence[Seat]) -> None: ...
+    async def add_seat(self, game_id: int, seat: Seat) -> None: ...
+    async def record_timeout(self, game_id: int, seat: int, away_after: int) -> Seat | None: ...
+    async def mark_present(self, game_id: int, user_id: int) -> bool: ...
+
+    # ---- timers, chats that move, tallies, messages
+    async def deadlines(self) -> list[Deadline]: ...
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int, now: float) -> None: ...
+    async def add_tallies(self, chat_id: int, rows: Sequence[tuple[int, int, int]]) -> None: ...
+    async def tally(self, chat_id: int, user_id: int) -> Tally | None: ...
+    async def leaderboard(self, chat_id: int, limit: int) -> list[Tally]: ...
+    async def all_tallies(self) -> list[Tally]: ...
+    async def messages(self, game_id: int) -> list[MessageRef]: ...
+
+
+class Store(Protocol):
+    """A database of games. Backends open with an ``open`` classmethod of their own;
+    :func:`durak.store.open_store` picks the backend from the database's name."""
+
+    path: str  # what the store was opened with (a file, or a URL without its password)
+
+    def transaction(self) -> AbstractAsyncContextManager[Tx]:
+        """A write transaction: committed when the block ends, rolled back on any
+        exception. Database failures come out as ``DatabaseError``."""
+        ...
+
+    def reading(self) -> AbstractAsyncContextManager[Tx]:
+        """A read transaction: one consistent view of the database."""
+        ...
+
+    async def record_action(self, write: ActionWrite) -> bool:
+        """One action (a hot write). ``False``, with nothing written, if the game is
+        no longer running at ``write.version - 1``."""
+        ...
+
+    async def put_deadline(self, game_id: int, version: int, deadline: float | None) -> bool | None:
+        """Store (or with ``None`` drop) a running game's turn deadline for ``version``
+        (a hot write). ``True`` if done, ``False`` if the game is not running at
+        ``version``, ``None`` if there is no such game."""
+        ...
+
+    async def put_message(
+        self, game_id: int, kind: str, chat_id: int, message_id: int | None
+    ) -> bool:
+        """Remember (or with ``None`` forget) a message posted for a game (a hot write);
+        ``False``, with nothing written, if there is no such game."""
+        ...
+
+    async def check(self, full: bool = False) -> list[str]:
+        """The problems an integrity check finds; empty if the database is sound."""
+        ...
+
+    async def close(self) -> None: ...
