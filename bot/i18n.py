@@ -2,9 +2,10 @@
 
 The language lives in a ``ContextVar`` (never a global), so concurrent updates
 for users with different languages cannot mix. Catalogs are the ``.po`` files
-in ``bot/locales/<lang>/LC_MESSAGES/durak.po``, compiled in memory on first use
-(no build step, no stale ``.mo``); English is the msgids themselves, and so is
-any message a catalog has not translated yet.
+in ``bot/locales/<lang>/LC_MESSAGES/durak.po`` (kept by Babel: ``python -m
+bot.locales``), compiled in memory on first use (no build step, no stale
+``.mo``); English is the msgids themselves, and so is any message a catalog has
+not translated yet (English plurals go through the same ``ngettext``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
-from .locales import po
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +48,19 @@ def catalog_path(lang: str) -> Path:
 
 @cache
 def _catalog(lang: str) -> gettext.NullTranslations:
-    """The language's ``.po`` compiled to ``.mo`` bytes in memory and read by the
-    stdlib's own ``GNUTranslations`` (plural rules from the header included)."""
+    """The language's ``.po`` compiled by Babel to ``.mo`` bytes in memory and read
+    by the stdlib's own ``GNUTranslations`` (plural rules from the header included;
+    fuzzy and empty entries left out, so they read as English)."""
     path = catalog_path(lang)
     if lang == DEFAULT or not path.exists():
         return gettext.NullTranslations()
     try:
-        return gettext.GNUTranslations(io.BytesIO(po.mo_bytes(po.read(path))))
-    except (OSError, ValueError):  # the tests keep this from happening
+        mo = io.BytesIO()
+        with path.open("rb") as f:
+            write_mo(mo, read_po(f, locale=lang, domain=DOMAIN, abort_invalid=True))
+        mo.seek(0)
+        return gettext.GNUTranslations(mo)
+    except Exception:  # the tests keep this from happening; English beats no bot
         log.exception("the %s catalog is broken; speaking English", lang)
         return gettext.NullTranslations()
 

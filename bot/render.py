@@ -181,7 +181,7 @@ def table_text(t: Table) -> str:
     """The game as the group sees it, and the top of every private panel."""
     v = t.view
     trump = SUIT_NAMES[v.trump.letter]
-    head = f"🃏 <b>{_('Durak')}</b> · {esc(t.chat_title)}"
+    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
     if v.trump_card is not None and v.trump_card_in_stock:
         trump_line = _("Trump {suit}: {card} lies under the stock").format(
             suit=trump, card=card(v.trump_card)
@@ -356,5 +356,8 @@ REFUSALS = {
 }
 
 
+UNKNOWN_REFUSAL = N_("That is not possible now.")
+
+
 def refusal(code: str) -> str:
-    return _(REFUSALS.get(code, N_("That is not possible now.")))
+    return _(REFUSALS.get(code, UNKNOWN_REFUSAL))

@@ -4,7 +4,9 @@ rendered in each language with no English left over."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import io
 import random
 import re
 import string
@@ -12,54 +14,93 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract
 
 from bot import i18n, keyboards, render
 from bot import settings as menu
 from bot.i18n import N_, _, language, n_
-from bot.locales import extract, po
+from bot.locales import catalogs
+from bot.locales.__main__ import main as locales_cli
 from durak import Game, Rules
 from durak.selfplay import random_step
 from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally
 from durak.view import Outcome
 
-LANGS = extract.languages()
-MESSAGES, UNSEEN = extract.find()
+LANGS = catalogs.languages()
+TEMPLATE = catalogs.template()
 
 
-def catalog(lang: str) -> po.Catalog:
-    return po.read(i18n.catalog_path(lang))
+def catalog(lang: str) -> Catalog:
+    return catalogs.read(i18n.catalog_path(lang), lang)
+
+
+def template_ids() -> dict[str, str | None]:
+    """msgid -> its plural (None for a plain message), as Babel extracts them."""
+    out: dict[str, str | None] = {}
+    for m in TEMPLATE:
+        if m.id:
+            out[m.id[0] if m.pluralizable else m.id] = m.id[1] if m.pluralizable else None
+    return out
+
+
+def forms(m) -> tuple[str, ...]:
+    return tuple(m.string) if m.pluralizable else (m.string,)
 
 
 # ---- extraction finds what it should -------------------------------------------------
 
 
-def test_extraction_reads_markers_and_reports_built_texts():
+def test_extraction_reads_our_markers():
     source = (
         "x = _('plain')\n"
         "y = N_('marked ' 'later')\n"
         "z = n_('{n} card', '{n} cards', k)\n"
-        "w = _(f'built {x}')\n"
-        "v = _('a' + b)\n"
         "u = _(note)\n"
         "t = other('not a message')\n"
     )
-    found, unseen = extract.scan(source, "bot/example.py")
-    assert [(m.msgid, m.msgid_plural, m.line) for m in found] == [
-        ("plain", None, 1),
-        ("marked later", None, 2),
-        ("{n} card", "{n} cards", 3),
+    found = extract("python", io.BytesIO(source.encode()), keywords=catalogs.KEYWORDS)
+    assert [(line, msg) for line, msg, _c, _x in found] == [
+        (1, "plain"),
+        (2, "marked later"),
+        (3, ("{n} card", "{n} cards")),
     ]
-    assert [(u.line, "f-string" in u.why) for u in unseen] == [(4, True), (5, False)]
 
 
-def test_the_bot_builds_no_text_that_extraction_cannot_see():
-    assert UNSEEN == []
-    assert extract.conflicts(MESSAGES) == []
+MARKERS = {"_": 1, "N_": 1, "n_": 2}
+
+
+def marked_in_source() -> tuple[set[str], list[str]]:
+    """Every literal in a marker call, read with ``ast`` (so also inside f-strings
+    and nested calls, where Babel's tokenizer does not look), and every marker
+    call whose text is built at run time (no catalog can hold it)."""
+    texts, built = set(), []
+    for path in sorted(catalogs.BOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id not in MARKERS:
+                continue
+            for arg in node.args[: MARKERS[node.func.id]]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    texts.add(arg.value)
+                elif isinstance(arg, (ast.JoinedStr, ast.BinOp)):
+                    built.append(f"{path.name}:{node.lineno}")
+    return texts, built
+
+
+def test_babel_sees_every_text_the_bot_marks():
+    """A marked text Babel's extraction misses (an ``_()`` inside an f-string, a
+    nested call, a text built with ``+``) would never be translated."""
+    texts, built = marked_in_source()
+    assert built == []
+    extracted = set(template_ids()) | {p for p in template_ids().values() if p}
+    assert texts - extracted == set()
 
 
 def test_tables_translated_later_are_marked():
     """Strings kept in tables and translated where shown must be marked ``N_``."""
-    ids = {m.msgid for m in MESSAGES}
+    ids = set(template_ids())
     assert len(ids) > 100
     assert set(render.REFUSALS.values()) <= ids
     assert render.refusal("no such code") in ids
@@ -73,46 +114,45 @@ def test_tables_translated_later_are_marked():
 def test_every_message_is_translated(lang):
     """The test that fails when a catalog misses a message: run
     ``python -m bot.locales extract`` and translate what it adds."""
-    entries = catalog(lang).active()
+    entries = {(m.id[0] if m.pluralizable else m.id): m for m in catalog(lang) if m.id}
     missing, empty = [], []
-    for m in MESSAGES:
-        e = entries.get(m.msgid)
-        if e is None or e.msgid_plural != m.msgid_plural:
-            missing.append(f"{m.file}:{m.line}: {m.msgid!r}")
-        elif not e.translated:
-            empty.append(f"{m.file}:{m.line}: {m.msgid!r}")
+    for msgid, plural in template_ids().items():
+        e = entries.get(msgid)
+        if e is None or (e.id[1] if e.pluralizable else None) != plural:
+            missing.append(repr(msgid))
+        elif e.fuzzy or not all(forms(e)):
+            empty.append(repr(msgid))
     assert not missing, f"{lang}: not in the catalog:\n" + "\n".join(missing)
     assert not empty, f"{lang}: untranslated or fuzzy:\n" + "\n".join(empty)
 
 
-PLURAL_FORMS = {
-    "ru": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 "
-    "&& (n%100<10 || n%100>=20) ? 1 : 2);",
-    "uk": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 "
-    "&& (n%100<10 || n%100>=20) ? 1 : 2);",
-    "pl": "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
-}
+@pytest.mark.parametrize("lang", LANGS)
+def test_catalogs_hold_no_message_the_code_dropped(lang):
+    """No hand-made drift: a text removed from the code is obsolete in the catalog."""
+    active = {(m.id[0] if m.pluralizable else m.id) for m in catalog(lang) if m.id}
+    assert active == set(template_ids()), "run: python -m bot.locales extract"
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_catalog_headers(lang):
-    headers = catalog(lang).headers()
-    assert headers["Language"] == lang
-    assert headers["Content-Type"] == "text/plain; charset=UTF-8"
-    assert headers["Plural-Forms"] == PLURAL_FORMS[lang]
-    for e in catalog(lang).active().values():
-        assert len(e.msgstr) == (3 if e.msgid_plural else 1), e.msgid
+def test_catalog_headers_carry_cldr_plural_rules(lang):
+    c = catalog(lang)
+    assert str(c.locale) == lang
+    assert c.charset == "utf-8"
+    assert c.plural_forms == Catalog(locale=lang).plural_forms  # from CLDR, via Babel
+    assert c.num_plurals == 3
+    for m in c:
+        if m.id:
+            assert len(forms(m)) == (3 if m.pluralizable else 1), m.id
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_catalogs_are_as_extraction_writes_them(lang):
-    """No hand-made drift: no message the code dropped still counted as used,
-    and the file is in the writer's layout (so extraction makes clean diffs)."""
-    path = i18n.catalog_path(lang)
-    text = path.read_text(encoding="utf-8")
-    c = po.parse(text, str(path))
-    extract.update(c, MESSAGES)
-    assert po.dumps(c) == text, "run: python -m bot.locales extract"
+def test_the_check_command_passes_and_compile_writes_catalogs(tmp_path: Path, capsys):
+    import gettext
+
+    assert locales_cli(["check"]) == 0
+    assert "ru: " in capsys.readouterr().out
+    assert locales_cli(["compile", str(tmp_path)]) == 0
+    with (tmp_path / "pl" / "LC_MESSAGES" / "durak.mo").open("rb") as f:
+        assert gettext.GNUTranslations(f).gettext("Rules in force") == "Obowiązujące zasady"
 
 
 # ---- placeholders and tags survive translation ---------------------------------------
@@ -150,11 +190,13 @@ def test_the_placeholder_check_can_fail():
 @pytest.mark.parametrize("lang", LANGS)
 def test_placeholders_and_tags_match(lang):
     bad = []
-    for e in catalog(lang).active().values():
-        sources = [e.msgid] if e.msgid_plural is None else [e.msgid_plural] * len(e.msgstr)
-        for source, text in zip(sources, e.msgstr, strict=True):
+    for e in catalog(lang):
+        if not e.id:
+            continue
+        sources = [e.id[1]] * len(e.string) if e.pluralizable else [e.id]
+        for source, text in zip(sources, forms(e), strict=True):
             if text:
-                bad += [f"{e.msgid!r} -> {text!r}: {p}" for p in mismatches(source, text)]
+                bad += [f"{e.id!r} -> {text!r}: {p}" for p in mismatches(source, text)]
     assert not bad, "\n".join(bad)
 
 
@@ -299,8 +341,8 @@ def other_texts() -> Iterator[str]:
 def english_phrases() -> set[str]:
     """Runs of more than three words of the msgids, between placeholders and tags."""
     out = set()
-    for m in MESSAGES:
-        for text in (m.msgid, m.msgid_plural or ""):
+    for m in TEMPLATE:
+        for text in m.id if m.pluralizable else (m.id,):
             for piece in re.split(r"\{\w*\}|<[^>]*>", text):
                 piece = piece.strip(" .,:;!?()")
                 if len(piece.split()) > 3:
@@ -351,7 +393,10 @@ def test_the_games_render_every_kind_of_text():
 
 def test_a_broken_catalog_falls_back_to_english(tmp_path: Path, monkeypatch):
     (tmp_path / "ru" / "LC_MESSAGES").mkdir(parents=True)
-    (tmp_path / "ru" / "LC_MESSAGES" / "durak.po").write_text('msgid "x"\nmsgstr "y', "utf-8")
+    real = i18n.catalog_path("ru").read_text("utf-8")
+    broken = real.replace(Catalog(locale="ru").plural_expr, "n++ (")
+    assert broken != real
+    (tmp_path / "ru" / "LC_MESSAGES" / "durak.po").write_text(broken, "utf-8")
     monkeypatch.setattr(i18n, "LOCALES", tmp_path)
     i18n._catalog.cache_clear()
     try:
@@ -364,14 +409,14 @@ def test_a_broken_catalog_falls_back_to_english(tmp_path: Path, monkeypatch):
         assert _("Rules in force") == "Действующие правила"
 
 
-# ---- the .po reader, writer and compiler --------------------------------------------------
+# ---- compiling and updating (Babel underneath; what the bot relies on) ---------------------
 
 SAMPLE = r"""# A comment
 msgid ""
 msgstr ""
 "Language: ru\n"
 "Content-Type: text/plain; charset=UTF-8\n"
-"Plural-Forms: RU_PLURALS\n"
+"Plural-Forms: nplurals=3; plural=RU_PLURALS;\n"
 
 #: bot/render.py
 #, python-brace-format
@@ -395,41 +440,47 @@ msgstr ""
 
 #~ msgid "Old"
 #~ msgstr "Старое"
-""".replace("RU_PLURALS", PLURAL_FORMS["ru"])
+""".replace("RU_PLURALS", Catalog(locale="ru").plural_expr)
 
 
-def test_po_round_trip_and_compile():
-    import gettext
-    import io
-
-    c = po.parse(SAMPLE)
-    assert po.parse(po.dumps(c)).entries == c.entries
-    assert [e.msgid for e in c.entries if e.obsolete] == ["Old"]
-    t = gettext.GNUTranslations(io.BytesIO(po.mo_bytes(c)))
-    assert t.gettext('Say "{word}"\tnow') == "Скажи «{word}»\nсейчас"
-    assert [t.ngettext("{n} card", "{n} cards", k) for k in (1, 3, 7)] == [
-        "{n} карта",
-        "{n} карты",
-        "{n} карт",
-    ]
-    assert t.gettext("Guess") == "Guess"  # fuzzy: not used
-    assert t.gettext("Empty") == "Empty"
-    assert t.gettext("Old") == "Old"
+@pytest.fixture
+def sample_locales(tmp_path: Path, monkeypatch) -> Iterator[Path]:
+    """``i18n`` reading its catalogs from a folder holding only SAMPLE as Russian."""
+    path = tmp_path / "ru" / "LC_MESSAGES" / "durak.po"
+    path.parent.mkdir(parents=True)
+    path.write_text(SAMPLE, "utf-8")
+    monkeypatch.setattr(i18n, "LOCALES", tmp_path)
+    i18n._catalog.cache_clear()
+    yield path
+    monkeypatch.undo()
+    i18n._catalog.cache_clear()
 
 
-def test_extraction_update_keeps_translations_and_marks_the_rest():
-    c = po.parse(SAMPLE)
-    found, _unseen = extract.scan("_('Guess!')\n_('Empty')\n_('New one')\n", "bot/x.py")
-    extract.update(c, found)
-    active = c.active()
+def test_the_bot_compiles_a_catalog_as_gettext_would(sample_locales):
+    with language("ru"):
+        assert _('Say "{word}"\tnow') == "Скажи «{word}»\nсейчас"
+        assert [n_("{n} card", "{n} cards", k) for k in (1, 3, 7, 12, 22)] == [
+            "{n} карта",
+            "{n} карты",
+            "{n} карт",
+            "{n} карт",
+            "{n} карты",
+        ]
+        assert _("Guess") == "Guess"  # fuzzy: not used
+        assert _("Empty") == "Empty"
+        assert _("Old") == "Old"
+
+
+def test_extraction_update_keeps_translations_and_marks_the_rest(sample_locales):
+    pot = Catalog()
+    for msgid in ("Guess!", "Empty", "New one"):
+        pot.add(msgid, locations=[("bot/x.py", 1)])
+    assert catalogs.update("ru", pot)
+    c = catalogs.read(sample_locales, "ru")
+    active = {m.id: m for m in c if m.id}
     assert list(active) == ["Guess!", "Empty", "New one"]
-    assert active["Guess!"].fuzzy and active["Guess!"].msgstr == ["Догадка"]
-    assert active["New one"].msgstr == [""] and not active["New one"].fuzzy
-    obsolete = {e.msgid for e in c.entries if e.obsolete}
-    assert obsolete == {'Say "{word}"\tnow', "{n} card", "Guess", "Old"}
-
-
-@pytest.mark.parametrize("bad", ['msgid "x"\nmsgstr "y', 'msgid "a"\nmsgstr "b"\nwhat "c"'])
-def test_po_errors_name_the_line(bad):
-    with pytest.raises(po.PoError):
-        po.parse('msgid ""\nmsgstr ""\n\n' + bad)
+    assert active["Guess!"].fuzzy and active["Guess!"].string == "Догадка"
+    assert active["New one"].string == "" and not active["New one"].fuzzy
+    assert set(c.obsolete) == {'Say "{word}"\tnow', "{n} card", "Old"}
+    assert c.plural_forms == Catalog(locale="ru").plural_forms
+    assert not catalogs.update("ru", pot)  # a second run changes nothing
