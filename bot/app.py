@@ -241,15 +241,28 @@ def command_menus() -> tuple[list[BotCommand], list[BotCommand]]:
     return group, private
 
 
+def send_limits(config: Config) -> SendLimits:
+    """The outbox's limits: Telegram's per-chat pace, the budget settings of ``config``."""
+    return SendLimits(
+        global_per_second=config.global_per_second,
+        global_mode=config.global_mode,
+        global_ceiling=config.global_ceiling,
+        max_in_flight=config.max_in_flight,
+    )
+
+
 def build_application(
     config: Config, limits: SendLimits | None = None, concurrency: int = 64
 ) -> Application:  # type: ignore[type-arg]
-    durak = DurakBot(config, limits or SendLimits())
+    limits = limits or send_limits(config)
+    durak = DurakBot(config, limits)
+    # The outbox's requests in flight, and the handlers' own (answers, getChat) beside them.
+    pool = limits.max_in_flight + concurrency
     builder = (
         ApplicationBuilder()
         .token(config.token)
         .concurrent_updates(concurrency)
-        .request(StreamRequest(pool_size=64, pool_timeout=10.0))
+        .request(StreamRequest(pool_size=pool, pool_timeout=10.0))
         .get_updates_request(UpdatesRequest(pool_size=1, pool_timeout=10.0))
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)

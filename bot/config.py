@@ -21,6 +21,16 @@ Environment:
                     (default: Telegram's), e.g. http://127.0.0.1:8081/bot
   DURAK_LOG_LEVEL   DEBUG, INFO (default), WARNING or ERROR
 
+Telegram's budget (every minute the bot logs at INFO what it spent):
+  DURAK_GLOBAL_PER_SECOND  sends+edits a second for the whole bot (default 28,
+                           under Telegram's documented 30)
+  DURAK_GLOBAL_MODE        adaptive (default): start there, raise the cap by 1/s a
+                           busy minute without a bot-wide 429, halve it on one;
+                           fixed: keep it
+  DURAK_GLOBAL_CEILING     adaptive never goes above this (default 100)
+  DURAK_MAX_IN_FLIGHT      Bot API requests the outbox keeps in flight (default 64;
+                           at Telegram's ~50 ms a request, 64 carry ~1,000 a second)
+
 Webhook mode instead of long polling, when DURAK_WEBHOOK_URL is set:
   DURAK_WEBHOOK_URL     the public https URL Telegram posts updates to,
                         e.g. https://bot.example.org/durak (its path is served)
@@ -45,6 +55,10 @@ class Config:
     webhook_secret: str | None = None
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8080
+    global_per_second: float = 28.0
+    global_mode: str = "adaptive"
+    global_ceiling: float = 100.0
+    max_in_flight: int = 64
 
     @property
     def webhook_path(self) -> str:
@@ -89,6 +103,12 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
             )
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise ConfigError("DURAK_WEBHOOK_PORT must be a port number")
+    per_second = _number(env, "DURAK_GLOBAL_PER_SECOND", 28.0, 1.0, 1000.0)
+    mode = env.get("DURAK_GLOBAL_MODE", "").strip().lower() or "adaptive"
+    if mode not in ("fixed", "adaptive"):
+        raise ConfigError("DURAK_GLOBAL_MODE must be fixed or adaptive")
+    ceiling = _number(env, "DURAK_GLOBAL_CEILING", max(100.0, per_second), per_second, 1000.0)
+    in_flight = int(_number(env, "DURAK_MAX_IN_FLIGHT", 64, 1, 1024, whole=True))
     return Config(
         token=token,
         db_path=db,
@@ -98,7 +118,28 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         webhook_secret=secret,
         webhook_listen=listen,
         webhook_port=int(port_text),
+        global_per_second=per_second,
+        global_mode=mode,
+        global_ceiling=ceiling,
+        max_in_flight=in_flight,
     )
+
+
+def _number(
+    env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool = False
+) -> float:
+    """A number setting within [low, high]; empty means the default."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        value = float("nan")
+    if not low <= value <= high:  # also refuses nan
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{name} must be {kind} from {low:g} to {high:g}")
+    return value
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

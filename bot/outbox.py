@@ -4,7 +4,8 @@ Telegram allows about 20 sends/edits a minute in a group, one a second in a priv
 30 a second for the whole bot, while the game redraws a table and every player's panel after
 each move. So the outbox keeps only the latest content per message *slot*, sends each chat's
 items in order at that chat's pace, lets the most urgent chat go first, and waits out 429s in
-the chat that got them without holding up the others.
+the chat that got them without holding up the others. The bot-wide cap is fixed or learnt
+(``bot/budget.py``), and every minute a few INFO lines say what the budget was spent on.
 
 Message texts may contain a player's hand: they are never logged at INFO or above.
 """
@@ -37,6 +38,8 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
+from .budget import MODES, GlobalCap, Metrics
+
 __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
 _LOGGER = logging.getLogger(__name__)
@@ -65,18 +68,33 @@ class SendLimits:
     # sends/edits at once, then one per private_interval (a token bucket). The spare one is
     # what lets the player who must act see his turn at once after another player's move.
     private_burst: int = 2
-    global_per_second: float = 28.0  # whole bot; sends are spaced 1/global_per_second apart
-    max_in_flight: int = 16  # concurrent HTTP requests (the bot's connection pool must allow it)
+    # ... and however the bursts fall, never more than private_window_max sends/edits in any
+    # private_window_max * private_interval seconds (Telegram's "about one a second": five
+    # in any five seconds; 5.25 s leaves a margin for the network's jitter).
+    private_window_max: int = 5
+    slow_for: float = 60.0  # after a 429 in a chat: half its pace, no burst, this long
+    global_per_second: float = 28.0  # whole bot (the start, in adaptive mode)
+    global_mode: str = "fixed"  # or "adaptive": learn the real budget (bot/budget.py)
+    global_ceiling: float = 100.0  # adaptive: never above this
+    period: float = 60.0  # the metrics' log lines and the adaptive cap's steps, seconds
+    event_window: float = 10.0  # 429s in 3 chats within this many seconds: a bot-wide one
+    max_in_flight: int = 64  # concurrent HTTP requests (the bot's connection pool must allow it)
     network_retries: int = 3  # retries after TimedOut/NetworkError before an item is dropped
     retry_backoff: float = 1.0  # wait before the first such retry; doubles each time
 
     def __post_init__(self) -> None:
         if min(self.group_interval, self.private_interval, self.retry_backoff) < 0:
             raise ValueError("intervals must not be negative")
+        if self.slow_for < 0:
+            raise ValueError("intervals must not be negative")
         if self.global_per_second <= 0 or self.max_in_flight < 1 or self.network_retries < 0:
             raise ValueError("global_per_second and max_in_flight must be positive")
-        if self.private_burst < 1:
-            raise ValueError("private_burst must be at least 1")
+        if self.private_burst < 1 or self.private_window_max < 1:
+            raise ValueError("private_burst and private_window_max must be at least 1")
+        if self.global_mode not in MODES:
+            raise ValueError(f"global_mode must be one of {MODES}")
+        if self.period <= 0 or self.event_window <= 0:
+            raise ValueError("period and event_window must be positive")
 
     def scaled(self, factor: float) -> SendLimits:
         """The same limits with time compressed, to match ``RateLimits().scaled(factor)``."""
@@ -86,8 +104,20 @@ class SendLimits:
             self,
             group_interval=self.group_interval * factor,
             private_interval=self.private_interval * factor,
+            slow_for=self.slow_for * factor,
             global_per_second=self.global_per_second / factor,
+            global_ceiling=self.global_ceiling / factor,
+            period=self.period * factor,
+            event_window=self.event_window * factor,
             retry_backoff=self.retry_backoff * factor,
+        )
+
+    def cap(self) -> GlobalCap:
+        return GlobalCap(
+            self.global_per_second,
+            self.global_mode,
+            ceiling=self.global_ceiling,
+            event_window=self.event_window,
         )
 
     def interval(self, chat_id: int) -> float:
@@ -115,6 +145,8 @@ class _Item:
     forgotten: bool = False  # its slot was forgotten while it was in flight
     document: tuple[str, bytes] | None = None  # (file name, content): sent with text as caption
     render: Render | None = None  # makes text and markup at send time (show_later)
+    queued_at: float = 0.0  # when its content was first shown: what it waits since
+    method: str = ""  # the Bot API method last tried (for the metrics of a failure)
 
     @property
     def label(self) -> str:
@@ -122,7 +154,8 @@ class _Item:
         return self.slot if self.slot is not None else "<send>"
 
     def absorb(self, newer: _Item) -> None:
-        """Coalesce: the newer content wins, but a notification and the higher priority stay."""
+        """Coalesce: the newer content wins, but a notification, the higher priority and the
+        time it waits since stay."""
         self.text = newer.text
         self.markup = newer.markup
         self.render = newer.render
@@ -145,6 +178,10 @@ class _Chat:
     busy: _Item | None = None  # the item in flight (at most one per chat)
     heap_key: tuple[object, ...] | None = None  # the live heap entry; older ones are stale
     forbidden: bool = False  # inside a burst of Forbidden answers
+    window: float = 0.0  # at most window_max sends/edits in any window seconds (0: no window)
+    window_max: int = 0
+    sent: deque[float] = field(default_factory=deque)  # the starts of the latest sends
+    slow_until: float = float("-inf")  # after a 429: half the pace, no burst, until then
 
     def recompute_priority(self) -> None:
         self.priority = max((item.priority for item in self.queue), default=0)
@@ -153,10 +190,11 @@ class _Chat:
 class Outbox:
     """Queues shows and sends, and delivers them from one worker task within the limits.
 
-    Sends/edits start at least ``1 / global_per_second`` apart, so at 28/s no second ever
-    holds more than 29 of them (Telegram allows 30). Deleting the message a notification
-    replaced is not paced: it is not a send. ``on_posted`` and ``on_forbidden`` are awaited
-    before the chat's next item starts, so ids are persisted in the order they were posted.
+    Sends/edits start at least ``1 / cap`` apart, so at a fixed 28/s no second ever holds
+    more than 29 of them (Telegram allows 30); the cap may also adapt (``bot/budget.py``).
+    Deleting the message a notification replaced is not paced: it is not a send.
+    ``on_posted`` and ``on_forbidden`` are awaited before the chat's next item starts, so
+    ids are persisted in the order they were posted.
 
     Two heaps index the chats that have something queued and nothing in flight: ``_waiting``
     by the time they may send again, ``_ready`` by (-priority, oldest item). A chat's
@@ -183,7 +221,10 @@ class Outbox:
         self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
         self._waiting: list[tuple[float, int]] = []  # (ready_at, chat id)
         self._seq = itertools.count()
-        self._global_interval = 1.0 / limits.global_per_second
+        self.cap = limits.cap()
+        self.metrics = Metrics()
+        self._period_ends = clock() + limits.period
+        self._held_back = False  # the cap made a ready send wait in this period
         self._global_ready_at = float("-inf")
         self._pending = 0
         self._in_flight = 0
@@ -233,7 +274,8 @@ class Outbox:
         """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
         posts a new one, so the user is notified, and deletes the old). Content still queued
         for the slot is replaced in place, keeping its position in the chat's queue."""
-        self._show(chat_id, slot, _Item(next(self._seq), slot, text, markup, notify, priority))
+        item = _Item(next(self._seq), slot, text, markup, notify, priority, queued_at=self._clock())
+        self._show(chat_id, slot, item)
 
     def _show(self, chat_id: int, slot: str, item: _Item) -> None:
         chat = self._chat(chat_id)
@@ -252,6 +294,7 @@ class Outbox:
         shows the state of that moment): a game that moves faster than the chat may be
         edited is rendered for the edits that happen, not for every move."""
         item = _Item(next(self._seq), slot, "", None, notify, priority, render=render)
+        item.queued_at = self._clock()
         self._show(chat_id, slot, item)
 
     def send(
@@ -264,7 +307,8 @@ class Outbox:
     ) -> None:
         """Queue a one-off new message, delivered in order with the chat's other items."""
         chat = self._chat(chat_id)
-        self._enqueue(chat, _Item(next(self._seq), None, text, markup, False, priority))
+        item = _Item(next(self._seq), None, text, markup, False, priority, queued_at=self._clock())
+        self._enqueue(chat, item)
         self._reschedule(chat)
 
     def send_document(
@@ -272,7 +316,7 @@ class Outbox:
     ) -> None:
         """Queue a file (a game record), paced like any other message of the chat."""
         chat = self._chat(chat_id)
-        item = _Item(next(self._seq), None, caption, None, False, priority)
+        item = _Item(next(self._seq), None, caption, None, False, priority, queued_at=self._clock())
         item.document = (filename, content)
         self._enqueue(chat, item)
         self._reschedule(chat)
@@ -301,9 +345,14 @@ class Outbox:
     def _chat(self, chat_id: int) -> _Chat:
         chat = self._chats.get(chat_id)
         if chat is None:
-            interval = self._limits.interval(chat_id)
-            tolerance = (self._limits.burst(chat_id) - 1) * interval
+            limits = self._limits
+            interval = limits.interval(chat_id)
+            tolerance = (limits.burst(chat_id) - 1) * interval
             chat = self._chats[chat_id] = _Chat(chat_id, interval, tolerance)
+            if chat_id > 0:  # a private chat: also no more than so many in any window
+                chat.window = limits.private_window_max * interval
+                chat.window_max = limits.private_window_max
+                chat.sent = deque(maxlen=limits.private_window_max)
         return chat
 
     def _enqueue(self, chat: _Chat, item: _Item, *, front: bool = False) -> None:
@@ -367,7 +416,7 @@ class Outbox:
         if chat.busy is not None or not chat.queue:
             chat.heap_key = None
             return False
-        ready_at = self._ready_at(chat)
+        ready_at = self._ready_at(chat, now)
         if ready_at > now:
             key: tuple[object, ...] = ("wait", ready_at)
         else:
@@ -391,14 +440,21 @@ class Outbox:
                 self._schedule(chat, now)
 
     @staticmethod
-    def _ready_at(chat: _Chat) -> float:
-        """When the chat's next send/edit may start (GCRA, the token bucket as one number).
+    def _ready_at(chat: _Chat, now: float) -> float:
+        """When the chat's next send/edit may start: GCRA (the token bucket as one number),
+        and in a private chat the sliding window (``window_max`` sends in any ``window``).
 
-        Only an item above priority 0 (a player who must act, a reply) may use the burst;
-        priority 0 (a panel refreshed for someone who just watches) goes at the steady pace
-        and so leaves the spare send for the moment the player must act."""
-        slack = chat.tolerance if chat.priority > 0 else 0.0
-        return max(chat.ready_at, chat.paced_to - slack)
+        Only an item above priority 0 (a player who must act, a reply) may use the burst
+        and the window's last send; priority 0 (a panel refreshed for someone who just
+        watches) goes at the steady pace and leaves both for the moment the player must
+        act. A chat slowed by a 429 has no burst at all."""
+        urgent = chat.priority > 0 and now >= chat.slow_until
+        at = max(chat.ready_at, chat.paced_to - (chat.tolerance if urgent else 0.0))
+        if chat.window:
+            allowed = chat.window_max if urgent else max(1, chat.window_max - 1)
+            if len(chat.sent) >= allowed:
+                at = max(at, chat.sent[-allowed] + chat.window)
+        return at
 
     def _pop_ready(self) -> _Chat | None:
         while self._ready:
@@ -414,6 +470,7 @@ class Outbox:
         self._promote(now)
         while self._in_flight < self._limits.max_in_flight:
             if self._ready and now < self._global_ready_at:
+                self._held_back = True
                 return self._global_ready_at - now
             chat = self._pop_ready()
             if chat is None:
@@ -425,8 +482,12 @@ class Outbox:
         item = self._take_head(chat)
         chat.busy = item
         # GCRA, the token bucket as one number: a burst, then one send per interval
-        chat.paced_to = max(chat.paced_to, now) + chat.interval
-        self._global_ready_at = now + self._global_interval
+        slowed = 2.0 if now < chat.slow_until else 1.0
+        chat.paced_to = max(chat.paced_to, now) + chat.interval * slowed
+        if chat.window:
+            chat.sent.append(now)
+        self._global_ready_at = now + self.cap.interval
+        self.metrics.waited(item.priority, now - item.queued_at)
         self._in_flight += 1
         task = asyncio.create_task(self._deliver(chat, item), name=f"outbox:{chat.chat_id}")
         self._tasks.add(task)
@@ -436,12 +497,32 @@ class Outbox:
         """The worker: start requests as the limits allow, sleep until the next may go."""
         while True:
             try:
-                delay = self._pump(self._clock())
+                now = self._clock()
+                if now >= self._period_ends:
+                    self._period_over(now)
+                delay = self._pump(now)
+                until_period = self._period_ends - now
+                delay = until_period if delay is None else min(delay, until_period)
             except Exception:  # a bug here must not stop every message for good
                 _LOGGER.exception("outbox worker error")
                 delay = 1.0
             self._wake.clear()  # no await since _pump: nothing was missed
             await self._sleep(delay)
+
+    def _period_over(self, now: float) -> None:
+        """Every ``period``: the metrics' lines at INFO (counts and times, never a text),
+        and the adaptive cap's step."""
+        period = self._limits.period + max(0.0, now - self._period_ends)
+        self._period_ends = now + self._limits.period
+        metrics = self.metrics
+        if metrics.calls or metrics.refused or metrics.waits:
+            for line in metrics.report(period, self.cap):
+                _LOGGER.info(line)
+        before = self.cap.per_second
+        self.cap.period_over(self._held_back)
+        self._held_back = False
+        if self.cap.per_second != before:
+            _LOGGER.info("outbox: bot-wide cap raised to %g/s", self.cap.per_second)
 
     async def _sleep(self, delay: float | None) -> None:
         if delay is None:
@@ -458,6 +539,7 @@ class Outbox:
         try:
             await self._perform(chat.chat_id, item)
             chat.forbidden = False
+            self.metrics.delivered(item.priority, self._clock() - item.queued_at)
         except Exception as exc:  # every failure is classified; the outbox keeps running
             await self._failed(chat, item, exc)
         finally:
@@ -488,6 +570,7 @@ class Outbox:
 
     async def _post(self, chat_id: int, item: _Item) -> int:
         if item.document is not None:
+            self._calling(item, "sendDocument", chat_id)
             name, content = item.document
             sent = await self._bot.send_document(
                 chat_id,
@@ -497,6 +580,7 @@ class Outbox:
             )
             return sent.message_id
         params = _message_params(chat_id, item)
+        self._calling(item, "sendMessage", chat_id)
         message = await self._bot.do_api_request("send_message", api_kwargs=params)
         try:
             return int(message["message_id"])
@@ -506,6 +590,7 @@ class Outbox:
     async def _edit(self, chat_id: int, message_id: int, item: _Item) -> None:
         try:
             params = _message_params(chat_id, item, message_id=message_id)
+            self._calling(item, "editMessageText", chat_id)
             await self._bot.do_api_request("edit_message_text", api_kwargs=params)
         except BadRequest as exc:
             description = exc.message.lower()
@@ -517,12 +602,17 @@ class Outbox:
 
     async def _delete_quietly(self, chat_id: int, message_id: int) -> None:
         """Remove the message a notification replaced; a leftover is only cosmetic."""
+        self.metrics.call("deleteMessage", chat_id)
         try:
             await self._bot.do_api_request(
                 "delete_message", api_kwargs={"chat_id": chat_id, "message_id": message_id}
             )
         except Exception as exc:
             _LOGGER.debug("chat %s: could not delete message %s: %r", chat_id, message_id, exc)
+
+    def _calling(self, item: _Item, method: str, chat_id: int) -> None:
+        item.method = method
+        self.metrics.call(method, chat_id)
 
     async def _announce(self, chat_id: int, slot: str, message_id: int) -> None:
         if self._on_posted is None:
@@ -539,6 +629,7 @@ class Outbox:
         if isinstance(exc, RetryAfter):
             wait = retry_after_seconds(exc)
             _LOGGER.info("chat %s: flood control, waiting %.1f s", chat.chat_id, wait)
+            self._refused(chat, item, wait)
             self._pause(chat, wait)
             self._requeue(chat, item)
         elif isinstance(exc, _MessageGone):
@@ -581,6 +672,20 @@ class Outbox:
             await self._on_forbidden(chat.chat_id)
         except Exception:
             _LOGGER.exception("on_forbidden failed for chat %s", chat.chat_id)
+
+    def _refused(self, chat: _Chat, item: _Item, wait: float) -> None:
+        """A 429: the chat goes at half its pace for a while (so its next sends do not meet
+        another), and 429s in several chats at once are the bot-wide limit's."""
+        now = self._clock()
+        self.metrics.refusal(item.method or "?", chat.chat_id, wait)
+        chat.slow_until = now + wait + self._limits.slow_for
+        if self.cap.refused(chat.chat_id, now):
+            _LOGGER.info(
+                "outbox: 429s in %d chats within %g s: the bot-wide limit; cap now %g/s",
+                self.cap.event_chats,
+                self.cap.event_window,
+                self.cap.per_second,
+            )
 
     def _retry_network(self, chat: _Chat, item: _Item, exc: NetworkError) -> None:
         item.attempts += 1

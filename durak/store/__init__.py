@@ -31,11 +31,22 @@ __all__ = [
     "Store",
     "Tx",
     "base",
+    "is_postgres",
     "open_store",
 ]
 
 
+def is_postgres(name: str | os.PathLike[str]) -> bool:
+    """Whether ``name`` (``DURAK_DB``) is a PostgreSQL URL rather than a SQLite file."""
+    return isinstance(name, str) and name.startswith(("postgresql://", "postgres://"))
+
+
 async def open_store(name: str | os.PathLike[str], *, check: str = "quick") -> base.Store:
-    """Open the database ``name`` names: today always a SQLite file (see
+    """Open the database ``name`` names: a ``postgresql://`` (or ``postgres://``) URL
+    opens the PostgreSQL store, anything else is a SQLite file (see
     :meth:`durak.store.sqlite.Store.open` for ``check``)."""
+    if is_postgres(name):
+        from . import postgres  # asyncpg is imported only by those who use it
+
+        return await postgres.Store.open(str(name), check=check)
     return await Store.open(name, check=check)

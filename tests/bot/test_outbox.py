@@ -501,7 +501,8 @@ def test_retry_after_seconds_reads_int_and_timedelta(monkeypatch: pytest.MonkeyP
 def test_scaled_limits() -> None:
     limits = SendLimits().scaled(0.5)
     assert (limits.group_interval, limits.private_interval) == (1.55, 0.525)
-    assert limits.global_per_second == 56.0 and limits.max_in_flight == 16
+    assert limits.global_per_second == 56.0 and limits.max_in_flight == 64
+    assert (limits.slow_for, limits.period, limits.event_window) == (30.0, 30.0, 5.0)
     assert limits.interval(-100) == 1.55 and limits.interval(100) == 0.525
     with pytest.raises(ValueError):
         SendLimits().scaled(0)

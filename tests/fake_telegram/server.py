@@ -30,6 +30,8 @@ Configuration
     violations); ``clock=`` injects a time source for rate limits and the callback answer
     timeout (``callback_answer_timeout``, 15 s by default); ``privacy_mode`` (default on)
     hides plain group messages from the bot unless it is an admin or they reply to it.
+    ``call_delay`` (seconds, default 0) holds every Bot API call that long before answering,
+    as the real Bot API's tens of milliseconds do (loopback answers in a fraction of one).
 
 Test-side use (all inside one event loop)::
 
@@ -97,6 +99,7 @@ class FakeTelegram:
         host: str = "127.0.0.1",
         port: int = 0,
         log_requests: bool = True,
+        call_delay: float = 0.0,
     ) -> None:
         bot_id = int(token.split(":", 1)[0]) if token.split(":", 1)[0].isdigit() else 1
         self.token = token
@@ -107,6 +110,7 @@ class FakeTelegram:
         self.privacy_mode = privacy_mode
         self.host = host
         self.log_requests = log_requests
+        self.call_delay = call_delay
         self._requested_port = port
         self._clock = clock
 
@@ -668,6 +672,8 @@ class FakeTelegram:
         if not path.startswith("/bot"):
             return HttpResponse.json(404, ApiError(404, "Not Found").payload())
         token, _, method = path[len("/bot") :].partition("/")
+        if self.call_delay > 0:
+            await asyncio.sleep(self.call_delay)
         params = Params({}, {}, method)
         queued_before = len(self.updates)
         try:

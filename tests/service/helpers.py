@@ -8,15 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sqlite3
 from collections.abc import Awaitable, Callable, Coroutine
-from pathlib import Path
 from typing import Any, TypeVar
 
 from durak import Game, Rules, replay, to_snapshot
 from durak.selfplay import play_random, random_step
 from durak.service import GameService
 from durak.service_types import ApplyResult, GameInfo
+from tests.dbaccess import Db, db_rows, is_pg
 
 T = TypeVar("T")
 
@@ -28,11 +27,12 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
-def with_service(path: Path, body: Callable[[GameService], Awaitable[T]], **kwargs: Any) -> T:
-    """Open a service on ``path``, run ``body`` with it, always close it."""
+def with_service(db: Db, body: Callable[[GameService], Awaitable[T]], **kwargs: Any) -> T:
+    """Open a service on ``db`` (a SQLite file or a PostgreSQL URL), run ``body`` with it,
+    always close it."""
 
     async def main() -> T:
-        service = await GameService.open(path, **kwargs)
+        service = await GameService.open(db, **kwargs)
         try:
             return await body(service)
         finally:
@@ -96,36 +96,19 @@ def find_seed(rules: Rules, players: int, wanted: Callable[[Game], bool], tries:
     raise AssertionError("no seed found")
 
 
-def db_rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Read the database directly (independent of the store's code)."""
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
-
-
-def stored_replay(path: Path, game_id: int) -> Game:
-    """Replay a game from the rows on disk, with no service code involved."""
-    conn = sqlite3.connect(path)
-    try:
-        rules, start = conn.execute(
-            "SELECT rules, start FROM games WHERE game_id = ?", (game_id,)
-        ).fetchone()
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT name FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
-            )
-        ]
-        steps = [
-            {"player": names[seat], **json.loads(text)}
-            for seat, text in conn.execute(
-                "SELECT seat, step FROM actions WHERE game_id = ? ORDER BY version", (game_id,)
-            )
-        ]
-    finally:
-        conn.close()
+def stored_replay(db: Db, game_id: int) -> Game:
+    """Replay a game from the stored rows, with no service code involved."""
+    rules, start = db_rows(db, "SELECT rules, start FROM games WHERE game_id = ?", (game_id,))[0]
+    names = [
+        r[0]
+        for r in db_rows(db, "SELECT name FROM seats WHERE game_id = ? ORDER BY seat", (game_id,))
+    ]
+    steps = [
+        {"player": names[seat], **json.loads(text)}
+        for seat, text in db_rows(
+            db, "SELECT seat, step FROM actions WHERE game_id = ? ORDER BY version", (game_id,)
+        )
+    ]
     return replay(
         {
             "format": "durak-record/1",
@@ -139,3 +122,26 @@ def stored_replay(path: Path, game_id: int) -> Game:
 
 def state(game: Game) -> dict[str, Any]:
     return to_snapshot(game)
+
+
+def tx_class(db: Db) -> Any:
+    """The store's transaction class for ``db``'s kind (to patch one of its methods)."""
+    if is_pg(db):
+        from durak.store import postgres
+
+        return postgres.Tx
+    from durak.store import sqlite
+
+    return sqlite.Tx
+
+
+async def poison(db: Db, tx: Any) -> None:
+    """Make the transaction ``tx`` fail after its statements ran: on SQLite at COMMIT
+    (a foreign key checked only then), on PostgreSQL at a last statement."""
+    if is_pg(db):
+        await tx.execute("SELECT 1 / 0")
+        return
+    await tx.execute("PRAGMA defer_foreign_keys = ON")
+    await tx.execute(
+        "INSERT INTO seats (game_id, seat, user_id, name) VALUES (987654, 0, 1, 'ghost')"
+    )

@@ -15,6 +15,7 @@ from durak.service import GameService
 from durak.service_errors import DatabaseError, LobbyFull, NotRunning
 from durak.store import APPLICATION_ID, ActionWrite, Tx
 from durak.store import sqlite as store_module
+from tests.dbaccess import Db
 
 from .helpers import CHAT, db_rows, lobby, play_out, run, started, user, with_service
 
@@ -186,8 +187,8 @@ def _random_step(game, rng):  # type: ignore[no-untyped-def]
     return random_step(game, rng)
 
 
-def test_refused_join_writes_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_refused_join_writes_nothing(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         await lobby(s, 4, deck=24)

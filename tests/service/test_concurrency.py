@@ -6,7 +6,6 @@ import asyncio
 import json
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +13,7 @@ from durak import Game, Rules, to_snapshot
 from durak.service import GameService
 from durak.service_errors import GameOver, IllegalMove, StaleVersion
 from durak.service_types import ApplyResult
+from tests.dbaccess import Db
 
 from .helpers import db_rows, started, stored_replay, user, with_service
 
@@ -32,8 +32,8 @@ def _outcomes(results: list[object]) -> Counter[str]:
     return kinds
 
 
-def test_the_same_click_twice(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_the_same_click_twice(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 3, seed=3)
@@ -62,8 +62,8 @@ def _two_actors(seed: int) -> tuple[Game, list[tuple[int, object]]]:
     return game, steps
 
 
-def test_two_players_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_two_players_at_once(db: Db) -> None:
+    path = db
     reference, steps = _two_actors(seed=2)
 
     async def body(s: GameService) -> None:
@@ -89,11 +89,11 @@ def test_two_players_at_once(tmp_path: Path) -> None:
     ]
 
 
-def test_many_players_racing_over_many_versions(tmp_path: Path) -> None:
+def test_many_players_racing_over_many_versions(db: Db) -> None:
     """Workers keep reading the game and sending a random legal action against the
     version they saw; every version must be won exactly once and the log must be
     exactly the winners' actions, replaying to the live game."""
-    path = tmp_path / "db.sqlite3"
+    path = db
 
     async def body(s: GameService) -> None:
         games = [await started(s, 4, seed=k, chat=-k - 1, throw_in="all") for k in range(3)]
@@ -148,10 +148,10 @@ def test_many_players_racing_over_many_versions(tmp_path: Path) -> None:
     with_service(path, body)
 
 
-def test_cancelled_applies_leave_memory_as_on_disk(tmp_path: Path) -> None:
+def test_cancelled_applies_leave_memory_as_on_disk(db: Db) -> None:
     """An apply cancelled at any point (a shutdown mid-click) may or may not have
     committed, but memory must always equal the disk afterwards."""
-    path = tmp_path / "db.sqlite3"
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 4, seed=5)
@@ -187,11 +187,11 @@ def test_cancelled_applies_leave_memory_as_on_disk(tmp_path: Path) -> None:
     with_service(path, body)
 
 
-def test_two_services_on_one_file_cannot_both_win_a_version(tmp_path: Path) -> None:
+def test_two_services_on_one_file_cannot_both_win_a_version(db: Db) -> None:
     """One writer is the design, but if a second service (a bot started twice)
     opens the same file, the database itself still lets only one action per
     version through, and the loser catches up from the log."""
-    path = tmp_path / "db.sqlite3"
+    path = db
 
     async def main() -> None:
         first = await GameService.open(path)

@@ -22,8 +22,20 @@ from durak.service_errors import (
 )
 from durak.service_types import AWAY_AFTER, DEFAULT_TURN_TIMEOUT, Deadline, Seat
 from durak.store import Tx
+from tests.dbaccess import Db, db_execute, is_pg
 
-from .helpers import CHAT, db_rows, lobby, play_out, started, step, user, with_service
+from .helpers import (
+    CHAT,
+    db_rows,
+    lobby,
+    play_out,
+    poison,
+    started,
+    step,
+    tx_class,
+    user,
+    with_service,
+)
 
 NEW = -1_001_000  # the supergroup CHAT becomes
 
@@ -41,8 +53,8 @@ def _timers(path: Path) -> list[tuple[Any, ...]]:
 # ---- the turn time setting -------------------------------------------------------------
 
 
-def test_turn_timeout_never_set_is_the_default_and_off_stays_off(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_turn_timeout_never_set_is_the_default_and_off_stays_off(db: Db) -> None:
+    path = db
     other = CHAT - 1
 
     async def first(s: GameService) -> None:
@@ -73,8 +85,8 @@ def test_turn_timeout_never_set_is_the_default_and_off_stays_off(tmp_path: Path)
     assert _stored_settings(path, CHAT)["turn_timeout"] == 60
 
 
-def test_a_stored_turn_timeout_out_of_range_falls_back_alone(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_a_stored_turn_timeout_out_of_range_falls_back_alone(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         await s.set_chat_settings(CHAT, deck=24, language="pl")
@@ -90,8 +102,8 @@ def test_a_stored_turn_timeout_out_of_range_falls_back_alone(tmp_path: Path) -> 
 # ---- deadlines -----------------------------------------------------------------------
 
 
-def test_deadlines_are_kept_for_the_running_version_only(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_deadlines_are_kept_for_the_running_version_only(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> int:
         info = await started(s, 2, seed=4)
@@ -127,8 +139,8 @@ def test_deadlines_are_kept_for_the_running_version_only(tmp_path: Path) -> None
     assert _timers(path) == []
 
 
-def test_every_ending_drops_the_timer_with_it(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_every_ending_drops_the_timer_with_it(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         # The last action.
@@ -153,32 +165,26 @@ def test_every_ending_drops_the_timer_with_it(tmp_path: Path) -> None:
         assert _timers(path) == [(kept.game_id, 0, 5.0)]
         assert await s.deadlines() == [Deadline(kept.game_id, CHAT - 4, 0, 5.0)]
         # A row left behind by some other writer is never handed out for an ended game.
-        async with s.store.transaction() as tx:
-            await tx.execute("INSERT INTO timers VALUES (?, 0, 6.0)", (info.game_id,))
+        db_execute(path, "INSERT INTO timers VALUES (?, 0, 6.0)", (info.game_id,))
         assert await s.deadlines() == [Deadline(kept.game_id, CHAT - 4, 0, 5.0)]
 
     with_service(path, body)
 
 
-def test_a_failed_surrender_keeps_its_timer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_surrender_keeps_its_timer(db: Db, monkeypatch: pytest.MonkeyPatch) -> None:
     """The timer goes in the ending's own transaction: not before, not without it."""
-    path = tmp_path / "db.sqlite3"
-    real = Tx.end_game
+    path = db
+    real = tx_class(db).end_game
 
     async def end_then_poison(self: Tx, *args: Any) -> bool:
         done = await real(self, *args)
-        await self.execute("PRAGMA defer_foreign_keys = ON")
-        await self.execute(
-            "INSERT INTO seats (game_id, seat, user_id, name) VALUES (987654, 0, 1, 'ghost')"
-        )
+        await poison(db, self)
         return done
 
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=3)
         await s.set_deadline(info.game_id, 0, 7.0)
-        monkeypatch.setattr(Tx, "end_game", end_then_poison)
+        monkeypatch.setattr(tx_class(db), "end_game", end_then_poison)
         with pytest.raises(DatabaseError):
             await s.surrender(info.game_id, user(1))
         monkeypatch.undo()
@@ -197,8 +203,8 @@ def _seat_state(path: Path, game_id: int) -> list[tuple[Any, ...]]:
     )
 
 
-def test_timeouts_make_a_player_away_until_he_acts(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_timeouts_make_a_player_away_until_he_acts(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> int:
         info = await started(s, 3, seed=5)
@@ -230,7 +236,7 @@ def test_timeouts_make_a_player_away_until_he_acts(tmp_path: Path) -> None:
     assert _seat_state(path, g) == [(0, 0, 0), (1, 1, 0), (2, 0, 0)]
 
 
-def test_timeout_and_presence_refusals(tmp_path: Path) -> None:
+def test_timeout_and_presence_refusals(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=5)
         with pytest.raises(NotInGame):
@@ -247,23 +253,33 @@ def test_timeout_and_presence_refusals(tmp_path: Path) -> None:
         # Nothing was counted by the refusals.
         assert all(x.timeouts == 0 for x in (await s.game(info.game_id)).seats)
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_mark_present_of_a_present_player_touches_no_sql(tmp_path: Path) -> None:
+def test_mark_present_of_a_present_player_touches_no_sql(db: Db) -> None:
     calls: list[str] = []
 
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=6)
-        conn = s.store._conn
-        for name in ("execute", "execute_fetchall", "_execute"):
-            real = getattr(conn, name)
+        if is_pg(db):  # every way to SQL goes through asyncpg's pool
+            pool = s.store._pool
 
-            def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
-                calls.append(_name)
-                return _real(*args)
+            class Counted:
+                def __getattr__(self, name: str) -> Any:
+                    calls.append(name)
+                    return getattr(pool, name)
 
-            setattr(conn, name, counted)
+            s.store._pool = Counted()
+        else:  # or through aiosqlite's connection
+            conn = s.store._conn
+            for name in ("execute", "execute_fetchall", "_execute"):
+                real = getattr(conn, name)
+
+                def counted(*args: Any, _real: Any = real, _name: str = name) -> Any:
+                    calls.append(_name)
+                    return _real(*args)
+
+                setattr(conn, name, counted)
         for _ in range(50):
             assert await s.mark_present(info.game_id, user(0)) is False
         assert calls == []
@@ -280,13 +296,13 @@ def test_mark_present_of_a_present_player_touches_no_sql(tmp_path: Path) -> None
         assert await s.mark_present(info.game_id, user(0)) is False
         assert calls == []
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 def test_a_finished_game_takes_its_last_timeout_and_the_next_starts_present(
-    tmp_path: Path,
+    db: Db,
 ) -> None:
-    path = tmp_path / "db.sqlite3"
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=7)
@@ -308,7 +324,7 @@ def test_a_finished_game_takes_its_last_timeout_and_the_next_starts_present(
 # ---- lobby expiry ----------------------------------------------------------------------
 
 
-def test_idle_lobbies_expire(tmp_path: Path) -> None:
+def test_idle_lobbies_expire(db: Db) -> None:
     async def body(s: GameService) -> None:
         old = await lobby(s, 2, chat=CHAT)
         running = await started(s, 2, chat=CHAT - 1)
@@ -332,14 +348,14 @@ def test_idle_lobbies_expire(tmp_path: Path) -> None:
         assert (await s.game(running.game_id)).status == "running"
         assert await s.expire_lobbies(0) == []
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 def test_a_lobby_joined_after_the_search_does_not_expire(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Db, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each lobby is checked again in its own transaction before it is cancelled."""
-    real = Tx.idle_lobbies
+    real = tx_class(db).idle_lobbies
 
     async def every_lobby(self: Tx, before: float) -> Any:
         return await real(self, float("inf"))  # as if read before a join touched it
@@ -348,18 +364,18 @@ def test_a_lobby_joined_after_the_search_does_not_expire(
         stale = await lobby(s, 1, chat=CHAT)
         await asyncio.sleep(0.02)
         busy = await lobby(s, 1, chat=CHAT - 1)
-        monkeypatch.setattr(Tx, "idle_lobbies", every_lobby)
+        monkeypatch.setattr(tx_class(db), "idle_lobbies", every_lobby)
         expired = await s.expire_lobbies(0, now=busy.updated_at - 0.01)
         assert [x.game_id for x in expired] == [stale.game_id]
         assert (await s.game(busy.game_id)).status == "lobby"
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 # ---- the bot leaves a chat -------------------------------------------------------------
 
 
-def test_close_chat_cancels_whatever_is_open(tmp_path: Path) -> None:
+def test_close_chat_cancels_whatever_is_open(db: Db) -> None:
     async def body(s: GameService) -> None:
         assert await s.close_chat(CHAT) is None
         waiting = await lobby(s, 2)
@@ -379,7 +395,7 @@ def test_close_chat_cancels_whatever_is_open(tmp_path: Path) -> None:
             await s.apply(info.game_id, user(0), Take())
         assert await s.close_chat(CHAT) is None
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 # ---- group to supergroup ---------------------------------------------------------------
@@ -392,8 +408,8 @@ def _dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     }
 
 
-def test_migrate_chat_moves_everything_and_the_game_plays_on(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_migrate_chat_moves_everything_and_the_game_plays_on(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> tuple[int, int]:
         # The supergroup already has a finished game of its own: tallies to merge.
@@ -457,7 +473,7 @@ def test_migrate_chat_moves_everything_and_the_game_plays_on(tmp_path: Path) -> 
     with_service(path, third)
 
 
-def test_migrate_chat_with_an_open_game_on_both_sides(tmp_path: Path) -> None:
+def test_migrate_chat_with_an_open_game_on_both_sides(db: Db) -> None:
     async def body(s: GameService) -> None:
         # A running game in the group beats a lobby opened in the supergroup.
         running = await started(s, 2, seed=3)
@@ -479,13 +495,13 @@ def test_migrate_chat_with_an_open_game_on_both_sides(tmp_path: Path) -> None:
         assert ended.ending.by_user is None
         assert (await s.active_game(CHAT - 2)).game_id == new.game_id  # type: ignore[union-attr]
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 # ---- history ---------------------------------------------------------------------------
 
 
-def test_recent_games_newest_first_with_endings(tmp_path: Path) -> None:
+def test_recent_games_newest_first_with_endings(db: Db) -> None:
     async def body(s: GameService) -> None:
         played = await started(s, 2, seed=21)
         last = await play_out(s, played, random.Random(21))
@@ -512,4 +528,4 @@ def test_recent_games_newest_first_with_endings(tmp_path: Path) -> None:
         assert await s.recent_games(CHAT, limit=0) == []
         assert await s.recent_games(CHAT - 5) == []
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from durak import Game, Rules, to_snapshot
@@ -19,11 +17,12 @@ from durak.service_errors import (
     NotEnoughPlayers,
     NotInGame,
 )
+from tests.dbaccess import Db
 
 from .helpers import CHAT, NAMES, lobby, user, with_service
 
 
-def test_create_join_start(tmp_path: Path) -> None:
+def test_create_join_start(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await s.create_lobby(CHAT, user(0), "Ann", "Chat")
         assert info.status == "lobby" and info.creator_id == user(0) and info.game is None
@@ -40,10 +39,10 @@ def test_create_join_start(tmp_path: Path) -> None:
         active = await s.active_game(CHAT)
         assert active is not None and active.game_id == info.game_id
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_one_open_lobby_or_game_per_chat(tmp_path: Path) -> None:
+def test_one_open_lobby_or_game_per_chat(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 2)
         with pytest.raises(LobbyExists) as e:
@@ -59,10 +58,10 @@ def test_one_open_lobby_or_game_per_chat(tmp_path: Path) -> None:
         other = await s.create_lobby(CHAT - 1, user(5), "Eve")
         assert other.chat_id == CHAT - 1
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_join_refusals(tmp_path: Path) -> None:
+def test_join_refusals(db: Db) -> None:
     async def body(s: GameService) -> None:
         with pytest.raises(NoLobby):
             await s.join(CHAT, user(1), "Bob")
@@ -70,11 +69,11 @@ def test_join_refusals(tmp_path: Path) -> None:
         with pytest.raises(AlreadyJoined):
             await s.join(CHAT, user(0), "Ann again")
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
 @pytest.mark.parametrize(("deck", "most"), [(24, 4), (36, 6), (52, 8)])
-def test_start_limits_per_deck(tmp_path: Path, deck: int, most: int) -> None:
+def test_start_limits_per_deck(db: Db, deck: int, most: int) -> None:
     async def body(s: GameService) -> None:
         info = await lobby(s, 1, deck=deck)
         assert info.rules.deck == deck
@@ -88,10 +87,10 @@ def test_start_limits_per_deck(tmp_path: Path, deck: int, most: int) -> None:
         info = await s.start(CHAT, user(0))
         assert len(info.seats) == most and info.game is not None and info.game.n == most
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_teams_need_four_or_six(tmp_path: Path) -> None:
+def test_teams_need_four_or_six(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 3, teams=True)
         with pytest.raises(BadPlayerCount) as e:
@@ -101,10 +100,10 @@ def test_teams_need_four_or_six(tmp_path: Path) -> None:
         info = await s.start(CHAT, user(0))
         assert info.rules.teams and info.game is not None
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_only_creator_or_admin_starts_and_cancels(tmp_path: Path) -> None:
+def test_only_creator_or_admin_starts_and_cancels(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 3)
         with pytest.raises(NotAllowed) as e:
@@ -122,10 +121,10 @@ def test_only_creator_or_admin_starts_and_cancels(tmp_path: Path) -> None:
         with pytest.raises(NoLobby):
             await s.cancel(CHAT, user(0))
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_leave_lobby_passes_creator_and_closes_when_empty(tmp_path: Path) -> None:
+def test_leave_lobby_passes_creator_and_closes_when_empty(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 3)
         result = await s.leave(CHAT, user(0))
@@ -146,10 +145,10 @@ def test_leave_lobby_passes_creator_and_closes_when_empty(tmp_path: Path) -> Non
         again = await s.create_lobby(CHAT, user(1), "Bob")
         assert again.game_id != result.info.game_id
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_duplicate_and_empty_names_become_distinct(tmp_path: Path) -> None:
+def test_duplicate_and_empty_names_become_distinct(db: Db) -> None:
     async def body(s: GameService) -> None:
         await s.create_lobby(CHAT, user(0), "Ann")
         await s.join(CHAT, user(1), "Ann")
@@ -158,10 +157,10 @@ def test_duplicate_and_empty_names_become_distinct(tmp_path: Path) -> None:
         assert [x.name for x in info.seats] == ["Ann", "Ann (2)", "Player 3"]
         assert info.game is not None and info.game.players == ("Ann", "Ann (2)", "Player 3")
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_ai_seats(tmp_path: Path) -> None:
+def test_ai_seats(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 1)
         with pytest.raises(NotAllowed):
@@ -183,20 +182,20 @@ def test_ai_seats(tmp_path: Path) -> None:
         result = await s.apply(info.game_id, info.seats[seat].user_id, action, 0)
         assert result.version == 1
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_last_human_leaving_closes_lobby_with_ais(tmp_path: Path) -> None:
+def test_last_human_leaving_closes_lobby_with_ais(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 1)
         await s.add_ai(CHAT, "easy", by_user=user(0))
         result = await s.leave(CHAT, user(0))
         assert result.outcome == "closed"
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_games_of_user(tmp_path: Path) -> None:
+def test_games_of_user(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 2, chat=1)
         await lobby(s, 2, chat=2)
@@ -208,4 +207,4 @@ def test_games_of_user(tmp_path: Path) -> None:
         assert len(await s.games_of_user(user(1), include_ended=True)) == 2
         assert await s.games_of_user(user(7)) == []
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)

@@ -22,6 +22,7 @@ from durak.service_errors import (
     UnknownGame,
 )
 from durak.service_types import RUNNING, GameInfo
+from tests.dbaccess import Db
 
 from .helpers import (
     CHAT,
@@ -45,8 +46,8 @@ def _log(path: Path, game_id: int) -> list[tuple[int, int, str]]:
     )
 
 
-def test_apply_is_durable_and_versioned(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_apply_is_durable_and_versioned(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 3, seed=7)
@@ -74,7 +75,7 @@ def test_apply_is_durable_and_versioned(tmp_path: Path) -> None:
     with_service(path, body)
 
 
-def test_apply_accepts_record_steps(tmp_path: Path) -> None:
+def test_apply_accepts_record_steps(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=11)
         assert info.game is not None
@@ -90,11 +91,11 @@ def test_apply_accepts_record_steps(tmp_path: Path) -> None:
         with pytest.raises(BadAction):
             await s.apply(info.game_id, user(0), "take")  # type: ignore[arg-type]
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_refusals_change_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_refusals_change_nothing(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 3, seed=5)
@@ -138,7 +139,7 @@ def _all_cards(game: Game) -> list:  # type: ignore[type-arg]
     return list(deck(game.rules.deck))
 
 
-def test_apply_to_lobby_and_finished_game(tmp_path: Path) -> None:
+def test_apply_to_lobby_and_finished_game(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await lobby(s, 2)
         with pytest.raises(NotRunning) as e:
@@ -159,11 +160,11 @@ def test_apply_to_lobby_and_finished_game(tmp_path: Path) -> None:
         assert done.game is not None and done.game.result is not None
         assert to_snapshot(done.game) == to_snapshot(last.game)
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_loss_tally_and_play_again_loser_deals(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_loss_tally_and_play_again_loser_deals(db: Db) -> None:
+    path = db
     rules = Rules()
     seed = find_seed(rules, 3, lambda g: g.result is not None and not g.result.draw)
 
@@ -195,7 +196,7 @@ def test_loss_tally_and_play_again_loser_deals(tmp_path: Path) -> None:
     with_service(path, body)
 
 
-def test_draw_tally_and_dealer_stays(tmp_path: Path) -> None:
+def test_draw_tally_and_dealer_stays(db: Db) -> None:
     rules = Rules()
     seed = find_seed(rules, 2, lambda g: g.result is not None and g.result.draw)
 
@@ -212,10 +213,10 @@ def test_draw_tally_and_dealer_stays(tmp_path: Path) -> None:
         assert nxt.game is not None and nxt.game.dealer == dealer
         assert nxt.game.start["series"] == "after_draw"
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_team_loss_counts_for_both_partners(tmp_path: Path) -> None:
+def test_team_loss_counts_for_both_partners(db: Db) -> None:
     rules = Rules(teams=True)
     seed = find_seed(rules, 4, lambda g: g.result is not None and len(g.result.losers) == 2)
 
@@ -233,11 +234,11 @@ def test_team_loss_counts_for_both_partners(tmp_path: Path) -> None:
         expected_dealer = last.game.seat_of(last.game.next_game().dealer)
         assert nxt.game.dealer == expected_dealer and expected_dealer in losers
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_surrender_ends_with_the_leaver_as_loser(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_surrender_ends_with_the_leaver_as_loser(db: Db) -> None:
+    path = db
 
     async def body(s: GameService) -> None:
         info = await started(s, 3, seed=9)
@@ -270,17 +271,17 @@ def test_surrender_ends_with_the_leaver_as_loser(tmp_path: Path) -> None:
     with_service(path, body)
 
 
-def test_surrender_with_teams_loses_alone(tmp_path: Path) -> None:
+def test_surrender_with_teams_loses_alone(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 4, seed=1, teams=True)
         ended = await s.surrender(info.game_id, user(1))
         assert ended.ending is not None and ended.ending.losers == (1,)
         assert [(await s.tally(CHAT, user(k))).losses for k in range(4)] == [0, 1, 0, 0]
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_cancel_running_game_changes_no_tally(tmp_path: Path) -> None:
+def test_cancel_running_game_changes_no_tally(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 2, seed=4)
         assert info.game is not None
@@ -299,10 +300,10 @@ def test_cancel_running_game_changes_no_tally(tmp_path: Path) -> None:
         record = await s.export_record(info.game_id)
         assert len(record["steps"]) == 1
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_views_show_only_own_hand(tmp_path: Path) -> None:
+def test_views_show_only_own_hand(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 3, seed=8)
         assert info.game is not None
@@ -317,10 +318,10 @@ def test_views_show_only_own_hand(tmp_path: Path) -> None:
         with pytest.raises(UnknownGame):
             await s.public_view(12345)
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_export_record_is_read_from_the_store(tmp_path: Path) -> None:
+def test_export_record_is_read_from_the_store(db: Db) -> None:
     async def body(s: GameService) -> None:
         info = await started(s, 4, seed=13)
         last = await play_out(s, info, random.Random(13))
@@ -336,11 +337,11 @@ def test_export_record_is_read_from_the_store(tmp_path: Path) -> None:
         record = await s.export_record(nxt.game_id)
         assert len(record["steps"]) == 1
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_messages_are_remembered(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_messages_are_remembered(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> int:
         info = await started(s, 2, seed=1)
@@ -366,10 +367,10 @@ def test_messages_are_remembered(tmp_path: Path) -> None:
     with_service(path, second)
 
 
-def test_reading_a_running_game_from_memory_matches_the_store(tmp_path: Path) -> None:
+def test_reading_a_running_game_from_memory_matches_the_store(db: Db) -> None:
     """``game()`` answers a running game from memory (the bot reads one on every press):
     after every kind of write it must equal what a fresh service reads from the file."""
-    path = tmp_path / "d.sqlite3"
+    path = db
 
     async def fresh(game_id: int) -> GameInfo:
         other = await GameService.open(path)

@@ -12,6 +12,7 @@ import pytest
 from durak import Game, Rules, Take, to_snapshot
 from durak.service import GameService
 from durak.service_errors import DatabaseError
+from tests.dbaccess import Db, db_execute
 
 from .helpers import CHAT, NAMES, db_rows, started, stored_replay, user, with_service
 
@@ -23,8 +24,8 @@ def _advance(s_game: Game, reference: Game, rng: random.Random) -> tuple[int, ob
     return seat, action
 
 
-def test_close_and_reopen_mid_game_continues_identically(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_close_and_reopen_mid_game_continues_identically(db: Db) -> None:
+    path = db
     reference = Game.from_seed(Rules(), NAMES[:4], "21")
     rng = random.Random(21)
 
@@ -56,9 +57,9 @@ def test_close_and_reopen_mid_game_continues_identically(tmp_path: Path) -> None
     assert to_snapshot(stored_replay(path, game_id)) == to_snapshot(reference)
 
 
-def test_reopen_after_every_action(tmp_path: Path) -> None:
+def test_reopen_after_every_action(db: Db) -> None:
     """Many short sessions in a row (what a bot that restarts a lot looks like)."""
-    path = tmp_path / "db.sqlite3"
+    path = db
     reference = Game.from_seed(Rules(), NAMES[:3], "5")
     rng = random.Random(5)
 
@@ -94,19 +95,12 @@ def _with_actions(path: Path, steps: int = 10) -> int:
     return with_service(path, body)
 
 
-def _tamper(path: Path, sql: str, params: tuple[object, ...] = ()) -> None:
-    import sqlite3
-
-    conn = sqlite3.connect(path)
-    with conn:
-        conn.execute(sql, params)
-    conn.close()
+def _tamper(db: Db, sql: str, params: tuple[object, ...] = ()) -> None:
+    db_execute(db, sql, params)
 
 
-def test_a_wrong_snapshot_is_replaced_by_the_log(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_a_wrong_snapshot_is_replaced_by_the_log(db: Db, caplog: pytest.LogCaptureFixture) -> None:
+    path = db
     game_id = _with_actions(path)
     (good,) = db_rows(path, "SELECT snapshot FROM games WHERE game_id = ?", (game_id,))[0]
     bad = json.loads(good)
@@ -127,8 +121,8 @@ def test_a_wrong_snapshot_is_replaced_by_the_log(
     assert db_rows(path, "SELECT snapshot FROM games WHERE game_id = ?", (game_id,)) == [(good,)]
 
 
-def test_a_wrong_version_is_replaced_by_the_log(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_a_wrong_version_is_replaced_by_the_log(db: Db) -> None:
+    path = db
     game_id = _with_actions(path, 10)
     _tamper(path, "UPDATE games SET version = 4 WHERE game_id = ?", (game_id,))
 
@@ -146,9 +140,9 @@ def test_a_wrong_version_is_replaced_by_the_log(tmp_path: Path) -> None:
 
 
 def test_a_log_that_cannot_be_replayed_is_reported_and_can_be_cancelled(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    db: Db, caplog: pytest.LogCaptureFixture
 ) -> None:
-    path = tmp_path / "db.sqlite3"
+    path = db
     game_id = _with_actions(path, 3)
 
     async def other_game(s: GameService) -> int:

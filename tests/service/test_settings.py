@@ -10,12 +10,13 @@ import pytest
 from durak import Rules
 from durak.service import DEFAULT_PATH, GameService
 from durak.service_errors import InvalidSetting
+from tests.dbaccess import Db
 
 from .helpers import CHAT, lobby, run, user, with_service
 
 
-def test_chat_settings_round_trip(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_chat_settings_round_trip(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> None:
         default = await s.chat_settings(CHAT)
@@ -64,7 +65,7 @@ def test_chat_settings_round_trip(tmp_path: Path) -> None:
         {"colour": "red"},
     ],
 )
-def test_invalid_settings_are_refused_and_change_nothing(tmp_path: Path, change: dict) -> None:  # type: ignore[type-arg]
+def test_invalid_settings_are_refused_and_change_nothing(db: Db, change: dict) -> None:  # type: ignore[type-arg]
     async def body(s: GameService) -> None:
         await s.set_chat_settings(CHAT, deck=52, language="pl")
         with pytest.raises(InvalidSetting) as e:
@@ -73,10 +74,10 @@ def test_invalid_settings_are_refused_and_change_nothing(tmp_path: Path, change:
         stored = await s.chat_settings(CHAT)
         assert stored.rules == Rules(deck=52) and stored.turn_timeout == 60  # never set
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_open_lobby_takes_new_rules_unless_too_many_seated(tmp_path: Path) -> None:
+def test_open_lobby_takes_new_rules_unless_too_many_seated(db: Db) -> None:
     async def body(s: GameService) -> None:
         await lobby(s, 5)
         info = await s.set_chat_settings(CHAT, first_bout_limit=5)
@@ -93,11 +94,11 @@ def test_open_lobby_takes_new_rules_unless_too_many_seated(tmp_path: Path) -> No
         running = await s.active_game(CHAT)
         assert running is not None and not running.rules.transfer
 
-    with_service(tmp_path / "db.sqlite3", body)
+    with_service(db, body)
 
 
-def test_user_language(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+def test_user_language(db: Db) -> None:
+    path = db
 
     async def first(s: GameService) -> None:
         assert (await s.user_settings(user(0))).language is None
