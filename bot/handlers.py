@@ -19,10 +19,10 @@ from durak import Pass
 from durak.actions import Action
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
-from durak.service_types import FINISHED, LOBBY, RUNNING, GameInfo
+from durak.service_types import FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
 
 from . import callbacks as cb
-from . import keyboards, render
+from . import games_menu, games_text, keyboards, render
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -117,8 +117,18 @@ class Handlers:
             self.reply(chat.id, render.refusal("game_running"))
             await self.presenter.game(open_now.game_id, open_now)
             return
+        rules = None
+        if context.args:  # /newgame road: that game, for this lobby only
+            choice = games_text.lookup(" ".join(context.args)[:40])
+            if choice is None:
+                self.reply(chat.id, games_text.unknown_game_text())
+                return
+            settings = await self.service.chat_settings(chat.id)
+            rules = games_text.choose(choice, settings.rules).rules
         try:
-            info = await self.service.create_lobby(chat.id, user.id, display_name(user), chat.title)
+            info = await self.service.create_lobby(
+                chat.id, user.id, display_name(user), chat.title, rules
+            )
         except ServiceError as e:
             self.reply(chat.id, render.refusal(e.code))
             return
@@ -253,10 +263,41 @@ class Handlers:
             self.outbox.show(chat.id, "settings", menu.menu_text(current), None, priority=2)
             self.outbox.forget(chat.id, "settings")
             return {"text": _("Saved.")}
+        if games_menu.handles(code):
+            return await self._game_choice(chat, code)
         if code not in menu.CODES:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         before = await self.service.chat_settings(chat.id)
-        after = await self.service.set_chat_settings(chat.id, **menu.press(code, before))
+        return await self._change_settings(chat, before, menu.press(code, before))
+
+    async def _game_choice(self, chat: Chat, code: str) -> dict[str, Any]:
+        """The game list of /settings: open it, go back, or choose a game."""
+        before = await self.service.chat_settings(chat.id)
+        if code in (games_menu.OPEN, games_menu.BACK):
+            text, markup = (
+                (games_menu.list_text(before), games_menu.list_keyboard(before))
+                if code == games_menu.OPEN
+                else (menu.menu_text(before), menu.menu_keyboard(before))
+            )
+            self.outbox.show(chat.id, "settings", text, markup, priority=2)
+            return {}
+        chosen = games_menu.pick(code, before)
+        changes = games_menu.changes_of(before.rules, chosen.rules)
+        answer = await self._change_settings(chat, before, changes)
+        if not answer and chosen.dropped:
+            answer = {"text": games_text.dropped_text(chosen), "show_alert": True}
+        return answer
+
+    async def _change_settings(
+        self, chat: Chat, before: ChatSettings, changes: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Store ``changes`` and show them; a forbidden combination is refused with
+        its reason before anything is stored."""
+        lobby = await self.service.lobby(chat.id)
+        why = games_menu.why_not(before, changes, len(lobby.seats) if lobby else None)
+        if why is not None:
+            return {"text": why, "show_alert": True}
+        after = await self.service.set_chat_settings(chat.id, **changes)
         self.langs.changed(after)
         self.outbox.show(
             chat.id, "settings", menu.menu_text(after), menu.menu_keyboard(after), priority=2

@@ -16,6 +16,7 @@ from durak import Card, Rules, View
 from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import Outcome
 
+from . import games_text
 from .i18n import N_, _, n_
 
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -54,30 +55,16 @@ def player(seat: Seat) -> str:
 
 
 def rules_lines(rules: Rules) -> list[str]:
-    throw = _("the attacker and the defender's left neighbour")
-    if rules.throw_in == "all":
-        throw = _("everyone but the defender")
-    lines = [
-        _("Deck: {n} cards, up to {m} players").format(n=rules.deck, m=rules.max_players),
-        _("Throw in: {who}").format(who=throw),
-        _("First bout: at most {n} cards").format(n=rules.first_bout_limit),
-    ]
-    if not rules.six_cap_after_stock:
-        lines.append(_("Once the stock is empty, a bout may hold more than 6 cards"))
-    variants = [
-        (rules.transfer, _("transfer (perevodnoy)")),
-        (rules.transfer_by_showing_trump, _("transfer by showing a trump")),
-        (rules.trump_exchange, _("exchange the lowest trump")),
-        (rules.teams, _("teams")),
-        (rules.attack_loser, _("the fool defends first next game")),
-    ]
-    on = [name for enabled, name in variants if enabled]
-    lines.append(_("Variants: {list}").format(list=", ".join(on) if on else _("none")))
-    return lines
+    """The game and its options, one short line each (``games_text``)."""
+    return games_text.option_lines(rules)
 
 
 def rules_text(rules: Rules) -> str:
-    return "<b>" + _("Rules in force") + "</b>\n" + "\n".join("• " + x for x in rules_lines(rules))
+    """/rules: the options in force, then how the game plays in a few lines."""
+    lines = ["<b>" + _("Rules in force") + "</b>"]
+    lines += ["• " + x for x in rules_lines(rules)]
+    lines += ["", *games_text.game_lines(rules)]
+    return "\n".join(lines)
 
 
 def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = "") -> str:

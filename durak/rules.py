@@ -63,6 +63,8 @@ _FORBIDDEN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("english", ("attack_loser", "return_last_card"), "English fixes who opens"),
     ("japanese", ("trump_change", "trump_exchange"), "there is no trump card"),
 )
+#: The same, for callers that explain a refusal (the bot's settings menu).
+FORBIDDEN = _FORBIDDEN
 
 
 @dataclass(frozen=True, slots=True)

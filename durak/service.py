@@ -230,16 +230,23 @@ class GameService:
     # ---- lobbies ------------------------------------------------------------------
 
     async def create_lobby(
-        self, chat_id: int, user_id: int, name: str, chat_title: str | None = None
+        self,
+        chat_id: int,
+        user_id: int,
+        name: str,
+        chat_title: str | None = None,
+        rules: Rules | None = None,
     ) -> GameInfo:
-        """Open a lobby in the chat with the chat's rule settings; its creator sits first."""
+        """Open a lobby in the chat with the chat's rule settings (or ``rules``, a game
+        chosen for this lobby only: ``/newgame road``); its creator sits first."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
             await self._refuse_open(tx, chat_id)
             now = time.time()
             await tx.upsert_chat(chat_id, chat_title, now)
             settings = self._settings(chat_id, await tx.chat_settings(chat_id))
             await tx.upsert_user(user_id, name, now)
-            game_id = await tx.insert_game(chat_id, user_id, _rules_json(settings.rules), now)
+            chosen = rules if rules is not None else settings.rules
+            game_id = await tx.insert_game(chat_id, user_id, _rules_json(chosen), now)
             if game_id is None:
                 raise LobbyExists(f"chat {chat_id} already has an open lobby or game")
             await tx.add_seat(game_id, Seat(0, user_id, _seat_name(name, (), 0)))
