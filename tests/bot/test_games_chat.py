@@ -115,7 +115,9 @@ def test_pile_games_offer_only_their_own_options():
     own = settings(game="own_trumps")
     codes = [b.callback_data for row in menu.menu_keyboard(own).inline_keyboard for b in row]
     assert cb.setting("ot") in codes and cb.setting("dk") not in codes
-    classic = [b.callback_data for row in menu.menu_keyboard(settings()).inline_keyboard for b in row]
+    classic = [
+        b.callback_data for row in menu.menu_keyboard(settings()).inline_keyboard for b in row
+    ]
     assert cb.setting("ot") not in classic and cb.setting("tc") in classic
 
 
@@ -228,7 +230,9 @@ def test_rules_describe_each_game_in_a_few_lines():
 
 
 def newest(table: Table, needle: str):
-    return next(m for m in reversed(table.bot_messages(table.group)) if needle in (m.plain_text or ""))
+    return next(
+        m for m in reversed(table.bot_messages(table.group)) if needle in (m.plain_text or "")
+    )
 
 
 async def game_list(table: Table, admin, message_id: int):
