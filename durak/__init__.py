@@ -34,7 +34,7 @@ from .games import Game, Podkidnoy, Series
 from .records import check_record, export_record, game_from_record, replay
 from .rules import Rules
 from .snapshot import from_snapshot, to_snapshot
-from .view import Outcome, SeatInfo, View
+from .view import MatchView, Outcome, PileView, SeatInfo, View
 
 __all__ = [
     "CODES",
@@ -48,8 +48,10 @@ __all__ = [
     "IllegalAction",
     "Lead",
     "MalformedRecord",
+    "MatchView",
     "Outcome",
     "Pass",
+    "PileView",
     "Podkidnoy",
     "Rank",
     "ReturnCard",

@@ -123,7 +123,7 @@ from .service_types import (
 from .snapshot import to_snapshot
 from .store import ActionWrite, GameRow, LoggedAction, open_store
 from .store.base import Store, Tx
-from .view import View
+from .view import GameView
 
 __all__ = ["DEFAULT_PATH", "GameService"]
 
@@ -742,7 +742,7 @@ class GameService:
                 continue
         return found
 
-    async def view(self, game_id: int, user_id: int) -> View:
+    async def view(self, game_id: int, user_id: int) -> GameView:
         """What this player may see: his hand and legal actions, counts of the others."""
         game, live_seats = await self._game_object(game_id)
         for s in live_seats:
@@ -750,7 +750,7 @@ class GameService:
                 return game.view(s.seat)
         raise NotInGame(f"user {user_id} has no seat in game {game_id}")
 
-    async def public_view(self, game_id: int) -> View:
+    async def public_view(self, game_id: int) -> GameView:
         """What everyone may see (for a group message): no hand."""
         game, _ = await self._game_object(game_id)
         return game.view(None)

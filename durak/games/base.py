@@ -156,6 +156,14 @@ class Game:
         """What ``seat`` may see; ``None`` is the public view (no hidden card)."""
         raise NotImplementedError
 
+    def slot_action(self, seat: int, slot: int) -> Action:
+        """The action of playing ``seat``'s hand slot ``slot`` now, for a seat that
+        cannot see its own cards (VARIANTS.md ``blind``: the view shows slots, and
+        the service turns the slot a player taps into the card of the action).
+        ``IllegalAction`` if he may not play now; ``ValueError`` for a game without
+        slots or a slot he does not have."""
+        raise ValueError(f"{self.rules.game} has no face-down slots")
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` holds, in display order (the engine's truth, not a view)."""
         raise NotImplementedError
