@@ -28,6 +28,8 @@ def close_bout(g: Podkidnoy) -> None:
     else:
         g.discard += len(g.table) + len(g.covers)
         g.discard_mask |= cards
+        if g.rules.show_last_discard:
+            note_discard(g, g.table, g.covers)
     g.table, g.covers = [], []
     g.open = 0
     g.first_bout = False
@@ -65,6 +67,14 @@ def refill(g: Podkidnoy, attacker: int, defender: int) -> None:
         while need > 0 and stock:
             hands[s] |= 1 << stock.pop()
             need -= 1
+    if not stock and g.second_trump >= 0:
+        g.trump = g.second_trump >> 4  # trump_change: the second trump card was drawn
+
+
+def note_discard(g: Podkidnoy, table: list[int], covers: list[int]) -> None:
+    """``show_last_discard`` (VARIANTS.md section 10): the pairs of the latest bout
+    that discarded any, in table order (covers ``-1`` for none)."""
+    g.last_discard = tuple(zip(table, covers, strict=True))
 
 
 def finished(g: Podkidnoy) -> bool:

@@ -29,6 +29,7 @@ from ...actions import (
 from ...cards import (
     BEATERS,
     RANK_LANES,
+    SUIT_LANE,
     Card,
     beaters_mask,
     card_of,
@@ -51,12 +52,28 @@ if TYPE_CHECKING:
 def limit_for(g: Podkidnoy, defender: int) -> int:
     """``L = min(cap, cards in the defender's hand)`` (RULES.md section 4)."""
     held = g.hands[defender].bit_count()
-    cap = 6
+    cap = g.rules.bout_limit  # VARIANTS.md section 10: 6, or 5
     if not g.stock and not g.rules.six_cap_after_stock:
         cap = held
     if g.first_bout:
         cap = min(cap, g.rules.first_bout_limit)
     return min(cap, held)
+
+
+def beaters_table(g: Podkidnoy) -> tuple[int, ...]:
+    """``table[card]``: every card that beats ``card``. With ``japanese`` a club is
+    beaten only by a higher club (VARIANTS.md 8.3)."""
+    return (JAPANESE_BEATERS if g.rules.japanese else BEATERS)[g.trump]
+
+
+def _japanese_beaters(card: int, trump: int) -> int:
+    if card >> 4 == CLUBS:
+        return ((SUIT_LANE << ((card & 15) + 1)) & SUIT_LANE) << (16 * CLUBS)
+    return beaters_mask(card, trump)
+
+
+CLUBS = 3
+JAPANESE_BEATERS = tuple(tuple(_japanese_beaters(i, t) for i in range(64)) for t in range(4))
 
 
 def begin(g: Podkidnoy, attacker: int) -> None:
@@ -184,7 +201,7 @@ def verify_defend(g: Podkidnoy, seat: int, action: Defend) -> int:
         index = -1
     if index < 0 or g.covers[index] != -1:
         raise IllegalAction("not_on_table", f"{attack} is not an uncovered attack card")
-    if not beaters_mask(attack.id, g.trump) >> card.id & 1:
+    if not beaters_table(g)[attack.id] >> card.id & 1:
         raise IllegalAction("cannot_beat", f"{card} does not beat {attack}")
     return index
 
@@ -271,14 +288,21 @@ def verify_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump) -> None:
     if not g.rules.trump_exchange:
         raise IllegalAction("variant_off", "these rules have no trump exchange")
     hand_mask(g, seat, (card_of(lowest_trump(g)),))
-    if len(g.stock) < 2:
+    if exchange_room(g) < 2:
         raise IllegalAction("cannot_exchange", "the stock is too small to exchange the trump")
 
 
+def exchange_room(g: Podkidnoy) -> int:
+    """The stock and the trump card, not ``trump_change``'s second trump card under
+    them (VARIANTS.md 1.5): the exchange concerns the face-up card."""
+    return len(g.stock) - g.second_hidden()
+
+
 def do_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump, _: None) -> None:
-    low, old = lowest_trump(g), g.stock[0]
+    at = int(g.second_hidden())  # the trump card lies on the second trump card
+    low, old = lowest_trump(g), g.stock[at]
     g.hands[seat] = (g.hands[seat] & ~(1 << low)) | (1 << old)
-    g.stock[0] = g.trump_card = low
+    g.stock[at] = g.trump_card = low
 
 
 def refuse_other_game(g: Podkidnoy, seat: int, action: Action) -> None:
@@ -348,13 +372,13 @@ def legal(g: Podkidnoy, seat: int) -> list[Action]:
             low = ranks & -ranks
             acts.extend(_attacks(hand & (low * RANK_LANES), limit, None))
             ranks ^= low
-        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
+        if g.rules.trump_exchange and exchange_room(g) >= 2 and hand >> lowest_trump(g) & 1:
             acts.append(EXCHANGE_TRUMP)
         return acts
     if seat == g.defender:
         if not g.taking and g.open:
             trump = g.trump
-            beaters = BEATERS[trump]
+            beaters = beaters_table(g)
             for a, c in zip(g.table, g.covers, strict=True):
                 if c == -1:
                     acts.extend(_defends(a, hand & beaters[a]))

@@ -21,6 +21,7 @@ from ...rules import Rules
 from ...view import Outcome, SeatInfo, View
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series
 from . import bout, deal
+from . import match as matches
 from . import snapshot as snapshots
 
 
@@ -41,14 +42,18 @@ class Podkidnoy(Game):
         "discard_mask",
         "first_bout",
         "hands",
+        "last_discard",
         "limit",
+        "match",
         "open",
         "opener",
         "opener_card",
         "opener_reason",
         "out",
+        "out_of_play",
         "passed",
         "primary_passed",
+        "second_trump",
         "shown",
         "stock",
         "table",
@@ -89,6 +94,10 @@ class Podkidnoy(Game):
     opener: int
     opener_reason: str
     opener_card: int
+    second_trump: int  # trump_change: the second trump card (-1 if none or unknown)
+    out_of_play: int  # sprint: the cards after the deal, out of play (a mask)
+    match: matches.Match  # sprint: the match before this deal
+    last_discard: tuple[tuple[int, int], ...]  # show_last_discard: the latest discarded pairs
 
     def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         """Use a constructor: :meth:`from_seed`, :meth:`from_deck` or :meth:`from_position`."""
@@ -117,6 +126,10 @@ class Podkidnoy(Game):
         self.dealer = self.opener = self.opener_card = self.trump_card = -1
         self.opener_reason = deal.OPENER_POSITION
         self.trump = 0
+        self.second_trump = -1
+        self.out_of_play = 0
+        self.match = matches.NO_MATCH
+        self.last_discard = ()
 
     # ---- construction ---------------------------------------------------------
 
@@ -136,6 +149,8 @@ class Podkidnoy(Game):
         names = tuple(players)
         series = series or Series()
         loser: int | None = None
+        if rules.sprint:
+            return cls._sprint_deal(rules, names, cards, rng, series)
         if series.kind == FIRST:
             dealer = rng.randrange(len(names))
         elif series.kind == AFTER_LOSS:
@@ -151,6 +166,26 @@ class Podkidnoy(Game):
         return cls.from_deck(rules, names, cards, dealer, series.kind, loser)
 
     @classmethod
+    def _sprint_deal(
+        cls,
+        rules: Rules,
+        names: tuple[str, ...],
+        cards: list[Card],
+        rng: random.Random,
+        series: Series,
+    ) -> Podkidnoy:
+        """VARIANTS.md 2.4-2.5: a match's first deal draws its dealer from the seed;
+        a later one (``series.match`` given, from the previous deal's
+        :meth:`next_game`) seats ``series.players`` and is dealt by ``series.dealer``."""
+        if series.match is None:
+            return cls.from_deck(rules, names, cards, rng.randrange(len(names)))
+        seated = series.players if series.players is not None else names
+        if not set(seated) <= set(names) or series.dealer not in seated:
+            raise ValueError("the next deal seats the match's players, dealt by one of them")
+        match = matches.read(series.match, seated)
+        return cls.from_deck(rules, seated, cards, seated.index(series.dealer), match=match)
+
+    @classmethod
     def from_deck(
         cls,
         rules: Rules,
@@ -159,9 +194,13 @@ class Podkidnoy(Game):
         dealer: int,
         series: str = FIRST,
         previous_loser: int | None = None,
+        match: matches.Match | None = None,
     ) -> Podkidnoy:
-        """Deal an explicit deck order (top card first), RULES.md sections 2 and 3."""
+        """Deal an explicit deck order (top card first), RULES.md sections 2 and 3
+        (with ``sprint``: VARIANTS.md section 2; ``match`` is the match so far)."""
         game = cls(rules, players)
+        if rules.sprint:
+            game.match = match or matches.fresh(game.players)
         deal.deal(game, order, dealer, series, previous_loser)
         return game
 
@@ -189,6 +228,11 @@ class Podkidnoy(Game):
             dealer = names.index(start["dealer"])
             series = start.get("series", FIRST)
             loser = start.get("previous_loser")
+            if rules.sprint:  # VARIANTS.md 12.2: series and previous_loser are not used
+                match = matches.read(start.get("match"), tuple(names))
+                return cls.from_deck(rules, names, order, dealer, match=match)
+            if "match" in start:
+                raise MalformedRecord("match belongs to sprint")
             return cls.from_deck(
                 rules, names, order, dealer, series, None if loser is None else names.index(loser)
             )
@@ -221,6 +265,10 @@ class Podkidnoy(Game):
         game.start = self.start
         game.dealer, game.opener = self.dealer, self.opener
         game.opener_reason, game.opener_card = self.opener_reason, self.opener_card
+        game.second_trump = self.second_trump
+        game.out_of_play = self.out_of_play
+        game.match = self.match
+        game.last_discard = self.last_discard
         return game
 
     # ---- seats -------------------------------------------------------------------
@@ -335,7 +383,7 @@ class Podkidnoy(Game):
             ),
             trump=trump,
             trump_card=card_of(self.trump_card) if self.trump_card >= 0 else None,
-            trump_card_in_stock=bool(self.stock),
+            trump_card_in_stock=self.trump_card >= 0 and len(self.stock) > self.second_hidden(),
             stock=len(self.stock),
             discard=self.discard,
             table=tuple(
@@ -355,7 +403,22 @@ class Podkidnoy(Game):
             dealer=self.dealer if self.dealer >= 0 else None,
             outcome=self.result,
             moves=len(self.history),
+            second_trump_hidden=self.second_hidden(),
+            second_trump_card=(
+                card_of(self.second_trump) if self.second_trump >= 0 and not self.stock else None
+            ),
+            match=matches.view(self) if self.rules.sprint else None,
+            last_discard=(
+                tuple((card_of(a), card_of(c) if c >= 0 else None) for a, c in self.last_discard)
+                if self.rules.show_last_discard
+                else None
+            ),
         )
+
+    def second_hidden(self) -> bool:
+        """``trump_change``: the second trump card still lies face down (it is the
+        bottom of the stock list, drawn last)."""
+        return self.second_trump >= 0 and bool(self.stock)
 
     # ---- records -------------------------------------------------------------------
 
@@ -382,6 +445,8 @@ class Podkidnoy(Game):
             return [self.players[s] for s in range(self.n) if self.out[s]]
         if key == "result":
             return self.result_json()
+        if key == "match" and self.rules.sprint:
+            return matches.expected(self)
         raise KeyError(key)
 
     def result_json(self) -> dict[str, Any] | None:
@@ -396,6 +461,13 @@ class Podkidnoy(Game):
 
     # ---- the next game of a series ---------------------------------------------
 
+    @property
+    def scored(self) -> Outcome | None:
+        """Sprint: the match's result once decided, or a knock-out deal's durak."""
+        if self.rules.sprint:
+            return matches.scored(self)
+        return self.result
+
     def next_game(self) -> Series:
         """The next game of the series.
 
@@ -405,6 +477,8 @@ class Podkidnoy(Game):
         """
         if self.result is None:
             raise ValueError("the game is not over")
+        if self.rules.sprint:
+            return matches.next_game(self)
         base = self.dealer if self.dealer >= 0 else 0
         if self.result.draw:
             return Series(AFTER_DRAW, dealer=self.players[base])

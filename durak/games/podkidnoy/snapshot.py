@@ -15,6 +15,7 @@ from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
+from . import match as matches
 
 if TYPE_CHECKING:
     from .game import Podkidnoy
@@ -57,6 +58,10 @@ def write(game: Podkidnoy) -> dict[str, Any]:
         "opener": game.opener,
         "opener_reason": game.opener_reason,
         "opener_card": _card(game.opener_card),
+        "second_trump": _card(game.second_trump),
+        "out_of_play": _cards(game.out_of_play),
+        "match": game.match.to_json() if game.rules.sprint else None,
+        "last_discard": [[_card(a), _card(c)] for a, c in game.last_discard],
         "start": game.start,
         "history": [[seat, action.step()] for seat, action in game.history],
     }
@@ -142,8 +147,7 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
     full = deck_mask(game.rules.deck)
     if any(not full >> i & 1 for i in counted):
         raise MalformedRecord("a card is not in this deck")
-    if game.stock and game.stock[0] != game.trump_card:
-        raise MalformedRecord("the bottom of the stock is not the trump card")
+    _read_variants(game, data, counted)
     game.first_bout = _bool(data["first_bout"])
     game.taking = _bool(data["taking"])
     game.primary_passed = _bool(data["primary_passed"])
@@ -185,3 +189,31 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
             raise MalformedRecord("a history entry is [seat, step]")
         game.history.append((_seat(entry[0], n), action_from_step(entry[1])))
     return game
+
+
+def _read_variants(game: Podkidnoy, data: dict[str, Any], counted: list[int]) -> None:
+    """VARIANTS.md state (missing in older snapshots: each key has its default),
+    and the bottom of the stock: the second trump card, then the trump card."""
+    st = data.get("second_trump")
+    game.second_trump = parse_card(st).id if st is not None else -1
+    if game.second_trump >= 0 and not game.rules.trump_change:
+        raise MalformedRecord("a second trump card without trump_change")
+    bottom = [game.second_trump] if game.second_trump >= 0 else []
+    if game.trump_card >= 0 and not game.rules.sprint:
+        bottom.append(game.trump_card)
+    if game.stock[: len(bottom)] != bottom[: len(game.stock)]:
+        raise MalformedRecord("the bottom of the stock is not the trump card")
+    game.out_of_play, _ = _mask(data.get("out_of_play", []))
+    if game.out_of_play & sum(1 << c for c in counted):
+        raise MalformedRecord("a card out of play is also in the game")
+    counted += [i for i in range(64) if game.out_of_play >> i & 1]
+    if any(not deck_mask(game.rules.deck) >> i & 1 for i in counted):
+        raise MalformedRecord("a card is not in this deck")
+    if game.rules.sprint:
+        game.match = matches.read(data.get("match"), game.players)
+    pairs = data.get("last_discard", [])
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise MalformedRecord("last_discard is a list of [attack, cover]")
+    game.last_discard = tuple(
+        (parse_card(a).id, parse_card(c).id if c is not None else -1) for a, c in pairs
+    )
