@@ -206,8 +206,11 @@ def test_sprint_match_decided_early():
 
 @pytest.mark.parametrize(
     ("tenth", "result", "scored"),
-    [("B", {"draw": True}, Outcome(draw=True)), ("A", {"winner": "A"}, Outcome(losers=(1,)))]
-    + [(None, {"winner": "A"}, Outcome(losers=(1,)))],
+    [
+        ("B", {"draw": True}, Outcome(draw=True)),
+        ("A", {"winner": "A"}, Outcome(losers=(1,))),
+        (None, {"winner": "A"}, Outcome(losers=(1,))),
+    ],
 )
 def test_sprint_match_tenth_deal(tenth, result, scored):
     # At 5-4 after 9 deals the 10th is played.
