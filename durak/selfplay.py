@@ -110,7 +110,7 @@ def bench(games: int, players: tuple[int, int], seed: int, rules: Rules) -> int:
         f"games: {games}  players: {players[0]}-{players[1]}  rules: {rules.changed() or 'default'}"
     )
     if rules.sprint:
-        print(f"sprint: each game is a match of {dealt} deals in all ({dealt / took:.0f} deals/s)")
+        print(f"sprint: {games} matches, {dealt} deals ({dealt / took:.0f} deals/s)")
     print(f"engine: {engine_kind()}")
     print(f"seconds: {took:.3f}")
     print(f"games/s: {games / took:.0f}")
