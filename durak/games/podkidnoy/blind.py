@@ -73,12 +73,13 @@ def arrived(g: Podkidnoy, taken: list[int], stock_before: list[int]) -> None:
     taker = g.defender
     for seat in range(g.n):
         hand = g.hands[seat]
-        slots = [c for c in g.slots[seat] if hand >> c & 1]
+        new = taken if seat == taker else []
+        came = sum(1 << c for c in new)  # the cards back from the table go to the end
+        slots = [c for c in g.slots[seat] if hand >> c & 1 and not came >> c & 1]
         known = 0
         for c in slots:
             known |= 1 << c
         seen = g.seen[seat] & hand
-        new = taken if seat == taker else []
         for c in (*new, *drawn):
             if hand >> c & 1 and not known >> c & 1:
                 slots.append(c)
