@@ -290,7 +290,9 @@ def test_english_repetition_view_says_why():
     g = Game.from_start(Rules(**record["rules"]), record["players"], record["start"])
     for step in record["steps"]:
         if "do" in step and "error" not in step:
-            g.apply(g.seat_of(step["player"]), action_from_words([step["do"], *step.get("cards", [])]))
+            g.apply(
+                g.seat_of(step["player"]), action_from_words([step["do"], *step.get("cards", [])])
+            )
     assert g.view(None).end_reason == "repetition" and g.result is not None and g.result.draw
     assert g.expected("out") == []
 
