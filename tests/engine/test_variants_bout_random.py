@@ -244,9 +244,9 @@ def test_blind_views_do_not_depend_on_unseen_own_cards():
 )
 def test_selfplay_records_pass_check_record(tmp_path, rules, players):
     run = [sys.executable, "-m", "durak"]
+    options = ["--players", players, "--rules", json.dumps(rules), "--out", str(tmp_path)]
     out = subprocess.run(
-        [*run, "selfplay", "--games", "8", "--players", players, "--rules", json.dumps(rules)]
-        + ["--out", str(tmp_path)],
+        [*run, "selfplay", "--games", "8", *options],
         capture_output=True,
         text=True,
         timeout=300,
