@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...cards import Card, deck_mask, parse_card, parse_suit, suit_mask
 from ...errors import MalformedRecord
 from ..base import AFTER_LOSS, SERIES
-from . import after, bout
+from . import after, blind, bout, english
 from . import match as matches
 
 if TYPE_CHECKING:
@@ -22,7 +22,9 @@ OPENER_NO_TRUMP = "no_trump"
 OPENER_LOSER_DEALS = "loser_deals"
 OPENER_ATTACK_LOSER = "attack_loser"
 OPENER_POSITION = "position"
-OPENER_SPRINT = "dealer_left"  # sprint: the dealer's left neighbour opens every deal
+#: sprint, blind and english: the dealer's left neighbour opens, always.
+OPENER_DEALER_LEFT = "dealer_left"
+OPENER_SPRINT = OPENER_DEALER_LEFT
 
 
 def deal(
@@ -64,11 +66,24 @@ def deal(
         "series": series,
         "previous_loser": None if previous_loser is None else g.players[previous_loser],
     }
+    if g.slots is not None:
+        blind.dealt(g, ids, dealer)
     if rules.sprint:
         sprint_start(g)
     else:
         choose_opener(g, series)
-    bout.begin(g, g.opener)
+    first_bout(g, g.opener, -1)
+
+
+def first_bout(g: Podkidnoy, designated: int, taker: int) -> None:
+    """Begin the game's first bout; with ``english`` the pair rule picks its
+    opener (and ``g.opener`` names him)."""
+    if g.varied and g.rules.english:
+        english.start_bout(g, designated, taker)
+        if g.result is None:
+            g.opener = g.attacker
+        return
+    bout.begin(g, designated)
 
 
 def lay_rest(g: Podkidnoy, rest: list[int]) -> None:
@@ -104,6 +119,10 @@ def choose_opener(g: Podkidnoy, series: str) -> None:
     the dealer's left neighbour after a loss (the loser's right with
     ``attack_loser``)."""
     n, dealer = g.n, g.dealer
+    if g.rules.blind or g.rules.english:
+        # VARIANTS.md 3.3 and 5.5: nobody looks for the lowest trump
+        g.opener, g.opener_reason = (dealer + 1) % n, OPENER_DEALER_LEFT
+        return
     if series == AFTER_LOSS and g.rules.attack_loser:
         g.opener, g.opener_reason = (dealer - 1) % n, OPENER_ATTACK_LOSER
         return
@@ -148,12 +167,14 @@ def read_position(g: Podkidnoy, start: dict[str, Any]) -> None:
     hands = start.get("hands", {})
     if not isinstance(hands, dict):
         raise MalformedRecord("hands must be an object")
+    orders: list[tuple[int, list[int]]] = []
     for name, cards in hands.items():
         if name not in g.players:
             raise MalformedRecord(f"hands name an unknown player {name!r}")
         ids = [parse_card(c).id for c in _list(cards, "hand")]
         seen += ids
         g.hands[g.players.index(name)] = sum(1 << i for i in set(ids))
+        orders.append((g.players.index(name), ids))
     discard = start.get("discard", [])
     if isinstance(discard, list):
         ids = [parse_card(c).id for c in discard]
@@ -182,6 +203,8 @@ def read_position(g: Podkidnoy, start: dict[str, Any]) -> None:
             raise MalformedRecord("with cards in the stock every player holds cards")
     else:
         g.out = [h == 0 for h in g.hands]
+    taker = read_variant_fields(g, start)
+    blind.start_slots(g, orders)
     g.start = dict(start)
     read_match(g, start)
     seat = g.players.index(attacker)
@@ -191,7 +214,28 @@ def read_position(g: Podkidnoy, start: dict[str, Any]) -> None:
     if g.out[seat]:
         seat = g.next_active(seat)
     g.opener = seat
-    bout.begin(g, seat)
+    if g.rules.blind and not g.hands[g.defender_for(seat)]:
+        raise MalformedRecord("blind: the player who must answer holds no card")
+    first_bout(g, seat, taker)
+
+
+def read_variant_fields(g: Podkidnoy, start: dict[str, Any]) -> int:
+    """VARIANTS.md 12.3: ``return_used`` (``return_last_card`` only) and ``taker``
+    (``english`` only; returned as a seat, -1 for nobody)."""
+    used = start.get("return_used", False)
+    if type(used) is not bool:
+        raise MalformedRecord("return_used must be true or false")
+    if "return_used" in start and not g.rules.return_last_card:
+        raise MalformedRecord("return_used belongs to return_last_card")
+    g.return_used = used
+    taker = start.get("taker")
+    if taker is None:
+        return -1
+    if not g.rules.english:
+        raise MalformedRecord("taker belongs to english")
+    if taker not in g.players:
+        raise MalformedRecord(f"unknown taker {taker!r}")
+    return g.players.index(taker)
 
 
 def check_variant_position(g: Podkidnoy, start: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome, SeatInfo, View
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series
-from . import bout, deal
+from . import blind, bout, deal
 from . import match as matches
 from . import snapshot as snapshots
 
@@ -40,11 +40,13 @@ class Podkidnoy(Game):
         "defender",
         "discard",
         "discard_mask",
+        "end_reason",
         "first_bout",
         "hands",
         "last_discard",
         "limit",
         "match",
+        "no_pair",
         "open",
         "opener",
         "opener_card",
@@ -52,16 +54,25 @@ class Podkidnoy(Game):
         "out",
         "out_of_play",
         "passed",
+        "positions",
         "primary_passed",
+        "return_used",
         "second_trump",
+        "seen",
         "shown",
+        "single_lead",
+        "slots",
         "stock",
         "table",
         "table_ranks",
+        "taker",
         "taking",
         "throwers",
+        "transferred",
         "trump",
         "trump_card",
+        "varied",
+        "window",
     )
 
     rules: Rules
@@ -98,6 +109,18 @@ class Podkidnoy(Game):
     out_of_play: int  # sprint: the cards after the deal, out of play (a mask)
     match: matches.Match  # sprint: the match before this deal
     last_discard: tuple[tuple[int, int], ...]  # show_last_discard: the latest discarded pairs
+    # VARIANTS.md, the bout side
+    varied: bool  # blind, partial_defence, english, return_last_card or damka is on
+    slots: list[list[int]] | None  # blind: each hand in slot order (may list cards gone since)
+    seen: list[int]  # blind: per seat, the cards of his own hand he has seen face up
+    taker: int  # english: who took the cards of the bout just ended (-1: nobody)
+    no_pair: tuple[int, ...]  # english: the seats the lead passed over (no pair)
+    single_lead: bool  # english: nobody could open with a pair: one card is led
+    positions: set[tuple[int, tuple[int, ...]]]  # english: (designated opener, hands) seen
+    window: tuple[int, int]  # english: (discard, stock) while ``positions`` are kept
+    end_reason: str | None  # "repetition": english's draw by a repeated position
+    return_used: bool  # return_last_card: the game's one return has been used
+    transferred: bool  # a transfer or show_trump happened in this bout
 
     def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         """Use a constructor: :meth:`from_seed`, :meth:`from_deck` or :meth:`from_position`."""
@@ -130,6 +153,22 @@ class Podkidnoy(Game):
         self.out_of_play = 0
         self.match = matches.NO_MATCH
         self.last_discard = ()
+        self.varied = (
+            rules.blind
+            or rules.partial_defence
+            or rules.english
+            or rules.return_last_card
+            or rules.damka
+        )
+        self.slots = [[] for _ in names] if rules.blind else None
+        self.seen = [0] * self.n
+        self.taker = -1
+        self.no_pair = ()
+        self.single_lead = False
+        self.positions = set()
+        self.window = (-1, -1)
+        self.end_reason = None
+        self.return_used = self.transferred = False
 
     # ---- construction ---------------------------------------------------------
 
@@ -269,7 +308,18 @@ class Podkidnoy(Game):
         game.out_of_play = self.out_of_play
         game.match = self.match
         game.last_discard = self.last_discard
+        if self.varied:
+            self._clone_variants(game)
         return game
+
+    def _clone_variants(self, game: Podkidnoy) -> None:
+        """The VARIANTS.md state of the bout side, copied (only when one is on)."""
+        game.slots = None if self.slots is None else [list(s) for s in self.slots]
+        game.seen = list(self.seen)
+        game.taker, game.no_pair, game.single_lead = self.taker, self.no_pair, self.single_lead
+        game.positions, game.window = set(self.positions), self.window
+        game.end_reason = self.end_reason
+        game.return_used, game.transferred = self.return_used, self.transferred
 
     # ---- seats -------------------------------------------------------------------
 
@@ -293,6 +343,8 @@ class Podkidnoy(Game):
 
     def throwers_for(self, attacker: int, defender: int) -> int:
         """Seat bitmask of who may throw in (RULES.md section 4, ``throw_in``)."""
+        if self.varied and self.rules.blind:
+            return 0  # VARIANTS.md 3.4: nobody throws in
         teams = self.rules.teams
         if self.rules.throw_in == "all":
             mask = 0
@@ -334,6 +386,8 @@ class Podkidnoy(Game):
         """A thrower passes, the defender takes, the opener plays his lowest
         card (a plain one if he has one)."""
         legal = bout.legal(self, seat)
+        if self.varied and (self.rules.blind or self.rules.english):
+            return self._variant_timeout(seat, legal)
         if not self.table and seat == self.attacker:
             trump = Suit(self.trump)
             hand = self.hand(seat)
@@ -343,6 +397,26 @@ class Podkidnoy(Game):
             if wanted in legal:
                 return wanted
         return legal[0]
+
+    def _variant_timeout(self, seat: int, legal: list[Action]) -> Action:
+        """``blind``: the first slot, as an opening or an answer (he cannot see
+        his cards, so the clock picks none for him); ``english``: the lowest
+        pair, or one lowest card when nobody can open with a pair."""
+        if self.rules.blind:
+            return blind.slot_action(self, seat, 0)
+        if not self.table and seat == self.attacker:
+            trump = Suit(self.trump)
+            openings = [a for a in legal if isinstance(a, Attack)]
+            return min(
+                openings, key=lambda a: (a.cards[0].suit == trump, int(a.cards[0].rank), str(a))
+            )
+        for wanted in (Take(), Pass()):
+            if wanted in legal:
+                return wanted
+        return legal[0]
+
+    def slot_action(self, seat: int, slot: int) -> Action:
+        return blind.slot_action(self, seat, slot)
 
     # ---- asking ------------------------------------------------------------------
 
@@ -371,10 +445,11 @@ class Podkidnoy(Game):
         others); ``seat=None`` is the public view for a group message."""
         trump = Suit(self.trump)
         over = self.result is not None
+        hidden = self.slots is not None
         return View(
             seat=seat,
-            hand=self.hand(seat) if seat is not None else (),
-            legal=tuple(bout.legal(self, seat)) if seat is not None else (),
+            hand=self.hand(seat) if seat is not None and not hidden else (),
+            legal=tuple(bout.legal(self, seat)) if seat is not None and not hidden else (),
             seats=tuple(
                 SeatInfo(
                     s, self.players[s], self.hands[s].bit_count(), self.out[s], self.team_of(s)
@@ -413,6 +488,12 @@ class Podkidnoy(Game):
                 if self.rules.show_last_discard
                 else None
             ),
+            slots=blind.own_slots(self, seat) if hidden and seat is not None else None,
+            shown_hands=blind.shown_hands(self, seat) if hidden and seat is not None else (),
+            no_pair=self.no_pair,
+            single_lead=self.single_lead,
+            return_used=self.return_used,
+            end_reason=self.end_reason,
         )
 
     def second_hidden(self) -> bool:
@@ -447,6 +528,8 @@ class Podkidnoy(Game):
             return self.result_json()
         if key == "match" and self.rules.sprint:
             return matches.expected(self)
+        if key == "return_used":
+            return self.return_used
         raise KeyError(key)
 
     def result_json(self) -> dict[str, Any] | None:
