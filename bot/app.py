@@ -32,7 +32,7 @@ from .languages import Languages
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
-from .request import StreamRequest, UpdatesRequest
+from .request import AiohttpRequest, UpdatesRequest
 from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ def build_application(
         ApplicationBuilder()
         .token(config.token)
         .concurrent_updates(concurrency)
-        .request(StreamRequest(pool_size=pool, pool_timeout=10.0))
+        .request(AiohttpRequest(pool_size=pool, pool_timeout=10.0))
         .get_updates_request(UpdatesRequest(pool_size=1, pool_timeout=10.0))
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)

@@ -39,6 +39,7 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from .budget import MODES, GlobalCap, Metrics
+from .request import NotSent
 
 __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
@@ -688,6 +689,16 @@ class Outbox:
             )
 
     def _retry_network(self, chat: _Chat, item: _Item, exc: NetworkError) -> None:
+        if not isinstance(exc, NotSent) and item.method not in _IDEMPOTENT:
+            # the server may have acted on it: a second sendMessage would be a second message
+            _LOGGER.warning(
+                "chat %s slot %s: %s may have been sent (%s); not sent again",
+                chat.chat_id,
+                item.label,
+                item.method,
+                type(exc).__name__,
+            )
+            return
         item.attempts += 1
         if item.attempts > self._limits.network_retries:
             _LOGGER.warning(
@@ -706,6 +717,11 @@ class Outbox:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
         chat.ready_at = max(chat.ready_at, self._clock() + seconds)
         chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
+
+
+#: Calls that do no harm when the server gets them twice (an edit to the same content is
+#: "not modified"), so a network error after they may have been sent is retried.
+_IDEMPOTENT = frozenset({"editMessageText", "deleteMessage"})
 
 
 def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:
