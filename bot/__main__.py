@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 import sys
 
 from .config import ConfigError, from_env, parse_args
@@ -15,27 +17,30 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
-    from .app import ALLOWED_UPDATES, build_application, setup_logging, use_fast_event_loop
+    from .app import build_application, setup_logging, use_fast_event_loop
 
     setup_logging(config.log_level)
     fast = use_fast_event_loop()
     app = build_application(config)
     log = logging.getLogger(__name__)
     log.info("event loop: %s", "uvloop" if fast else "asyncio")
-    if config.webhook_url:
-        log.info("starting with a webhook on %s:%d", config.webhook_listen, config.webhook_port)
-        app.run_webhook(
-            listen=config.webhook_listen,
-            port=config.webhook_port,
-            url_path=config.webhook_path,
-            secret_token=config.webhook_secret,
-            webhook_url=config.webhook_url,
-            allowed_updates=ALLOWED_UPDATES,
-        )
-    else:
-        log.info("starting with long polling; database %s", config.db_path)
-        app.run_polling(allowed_updates=ALLOWED_UPDATES)
+    log.info(
+        "starting with %s; database %s",
+        "a webhook" if config.webhook_url else "long polling",
+        config.db_path,
+    )
+    asyncio.run(_run(app, config))
     return 0
+
+
+async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
+    from .runner import serve
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await serve(app, config, stop)
 
 
 if __name__ == "__main__":

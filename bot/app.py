@@ -33,13 +33,12 @@ from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
 from .request import AiohttpRequest, UpdatesRequest
+from .runner import ALLOWED_UPDATES
 from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DurakBot", "build_application", "setup_logging"]
-
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+__all__ = ["ALLOWED_UPDATES", "DurakBot", "build_application", "setup_logging"]
 
 
 def use_fast_event_loop() -> bool:

@@ -1,0 +1,70 @@
+"""Runs the application: start, long polling or the webhook, and stopping.
+
+PTB's ``run_polling`` / ``run_webhook`` are replaced by :func:`serve` so that the webhook is
+served by :mod:`bot.webhook` (PTB's custom-webhook pattern: updates go on the application's
+queue), and so that the bot's own start and stop can be what issue 10 asks of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from telegram.ext import Application
+
+from .config import Config
+from .webhook import WebhookServer
+
+__all__ = ["ALLOWED_UPDATES", "serve"]
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+
+
+async def serve(
+    app: Application,  # type: ignore[type-arg]
+    config: Config,
+    stop: asyncio.Event,
+    *,
+    poll_timeout: int = 10,
+) -> None:
+    """Start ``app``, take updates until ``stop`` is set, then stop it cleanly."""
+    await app.initialize()
+    webhook: WebhookServer | None = None
+    try:
+        if app.post_init is not None:
+            await app.post_init(app)
+        await app.start()
+        if config.webhook_url:
+            assert config.webhook_secret is not None  # from_env requires it
+            webhook = WebhookServer(
+                app,
+                config.webhook_path,
+                config.webhook_secret,
+                config.webhook_listen,
+                config.webhook_port,
+            )
+            await webhook.start()
+            await app.bot.set_webhook(
+                config.webhook_url,
+                secret_token=config.webhook_secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+            log.info("webhook on %s:%d", config.webhook_listen, config.webhook_port)
+        else:
+            assert app.updater is not None
+            await app.updater.start_polling(
+                allowed_updates=ALLOWED_UPDATES, timeout=poll_timeout, poll_interval=0
+            )
+        await stop.wait()
+    finally:
+        if webhook is not None:
+            await webhook.stop()
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        if app.post_shutdown is not None:
+            await app.post_shutdown(app)
+        await app.shutdown()
