@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sys
+import threading
 
 from .config import ConfigError, from_env, parse_args
 
@@ -33,14 +35,47 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+#: However the stop goes, the process ends this long after the first stop signal.
+STOP_DEADLINE = 9.5
+
+
 async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
+    from .app import DurakBot
     from .runner import serve
 
+    log = logging.getLogger(__name__)
     stop = asyncio.Event()
+    hurry = asyncio.Event()
+    durak = app.bot_data["durak"]
+    assert isinstance(durak, DurakBot)
+    durak.hurry = hurry
     loop = asyncio.get_running_loop()
+
+    def on_signal(sig: signal.Signals) -> None:
+        if not stop.is_set():
+            log.info("%s: stopping (the outbox is drained for at most %g s)", sig.name, 5.0)
+            stop.set()
+            _watchdog(STOP_DEADLINE)
+        else:  # PTB's own handler raised SystemExit here, in the middle of the shutdown
+            log.info("%s: already stopping; the outbox is not drained any further", sig.name)
+            hurry.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal, sig)
     await serve(app, config, stop)
+
+
+def _watchdog(seconds: float) -> None:
+    """The last resort: end the process if stopping hangs (a stuck thread, a bug)."""
+
+    def expire() -> None:
+        logging.getLogger(__name__).error("stopping took over %g s: exiting now", seconds)
+        logging.shutdown()
+        os._exit(1)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
 
 
 if __name__ == "__main__":

@@ -85,6 +85,8 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
+    hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -117,16 +119,23 @@ class DurakBot:
         self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
-        if self.lifecycle is not None:
-            await self.lifecycle.stop()
-        if self.timers is not None:
-            await self.timers.close()
-        if self.ai is not None:
-            self.ai.close()
-        if self.outbox is not None:
-            await self.outbox.stop(drain=True, timeout=5.0)
-        if self.service is not None:
-            await self.service.close()
+        """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
+        ``hurry`` is set: a second stop signal), and always close the database: an open
+        aiosqlite connection's thread would keep the process alive for ever."""
+        try:
+            if self.lifecycle is not None:
+                await self.lifecycle.stop()
+            if self.timers is not None:
+                await self.timers.close()
+            if self.ai is not None:
+                self.ai.close()
+            if self.outbox is not None:
+                await self.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
+        finally:
+            if self.service is not None:
+                await self.service.close()
+                self.service = None
+                log.info("database closed")
 
     def _register(self, app: Application) -> None:  # type: ignore[type-arg]
         h = self.handlers

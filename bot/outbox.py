@@ -242,18 +242,34 @@ class Outbox:
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._run(), name="outbox")
 
-    async def stop(self, drain: bool = True, timeout: float = 10.0) -> None:
-        """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out."""
+    async def stop(
+        self, drain: bool = True, timeout: float = 10.0, hurry: asyncio.Event | None = None
+    ) -> None:
+        """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out
+        (or until ``hurry`` is set). What is left unsent is logged at INFO, item by item
+        (chat, slot and method; never a text)."""
         if drain and self._worker is not None:
-            try:
-                await self.idle(timeout)
-            except TimeoutError:
-                _LOGGER.warning("outbox stopping with %d item(s) unsent", self._pending)
+            waits = [asyncio.ensure_future(self._idle.wait())]
+            if hurry is not None:
+                waits.append(asyncio.ensure_future(hurry.wait()))
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
         tasks = [*self._tasks, *([self._worker] if self._worker else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._worker = None
+        self._log_unsent()
+
+    def _log_unsent(self) -> None:
+        unsent = [(chat_id, item) for chat_id, chat in self._chats.items() for item in chat.queue]
+        for chat_id, item in unsent:
+            _LOGGER.info("outbox: unsent at stop: chat %s slot %s", chat_id, item.label)
+        if unsent:
+            _LOGGER.info("outbox stopped with %d item(s) unsent", len(unsent))
+        else:
+            _LOGGER.info("outbox stopped: everything queued was sent")
 
     def remember(self, chat_id: int, slot: str, message_id: int) -> None:
         """Seed a slot's message id (e.g. from the database after a restart)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 
 from telegram.ext import Application
 
@@ -59,12 +60,23 @@ async def serve(
             )
         await stop.wait()
     finally:
+        # each step is bounded, so the outbox's drain and the database's close always come
         if webhook is not None:
-            await webhook.stop()
+            await _bounded(webhook.stop(), "the webhook server")
         if app.updater is not None and app.updater.running:
-            await app.updater.stop()
+            await _bounded(app.updater.stop(), "polling")
         if app.running:
-            await app.stop()
+            await _bounded(app.stop(), "the handlers")
         if app.post_shutdown is not None:
             await app.post_shutdown(app)
-        await app.shutdown()
+        await _bounded(app.shutdown(), "the HTTP clients")
+
+
+async def _bounded(step: Awaitable[object], what: str, seconds: float = 2.0) -> None:
+    try:
+        async with asyncio.timeout(seconds):
+            await step
+    except TimeoutError:
+        log.info("stopping: %s did not stop within %g s", what, seconds)
+    except Exception as exc:  # stopping goes on: the database must still be closed
+        log.info("stopping: %s failed: %s", what, type(exc).__name__)
