@@ -9,19 +9,20 @@ import signal
 import sys
 import threading
 
-from .config import ConfigError, from_env, parse_args
+from .config import ConfigError, check_database, from_env, parse_args
 
 
 def main(argv: list[str] | None = None) -> int:
     parse_args(sys.argv[1:] if argv is None else argv)
     try:
         config = from_env()
+        check_database(config)
     except ConfigError as e:
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
     from .app import build_application, setup_logging, use_fast_event_loop
 
-    setup_logging(config.log_level)
+    setup_logging(config.log_level, secrets=(config.token,))
     fast = use_fast_event_loop()
     app = build_application(config)
     log = logging.getLogger(__name__)
@@ -31,7 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         "a webhook" if config.webhook_url else "long polling",
         config.db_path,
     )
-    asyncio.run(_run(app, config))
+    from .runner import StartError
+
+    try:
+        asyncio.run(_run(app, config))
+    except StartError as e:
+        print(f"durak-bot: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

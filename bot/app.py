@@ -56,10 +56,34 @@ def use_fast_event_loop() -> bool:
     return True
 
 
-def setup_logging(level: str) -> None:
+class Redact(logging.Filter):
+    """Replaces every secret (the bot token) in a record's text: PTB quotes the token in
+    InvalidToken, and API URLs (which contain it) appear at DEBUG."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self._secrets = tuple(s for s in secrets if s)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        hidden = text
+        for secret in self._secrets:
+            hidden = hidden.replace(secret, "<token>")
+            if record.exc_text:
+                record.exc_text = record.exc_text.replace(secret, "<token>")
+        if hidden != text:
+            record.msg, record.args = hidden, None
+        return True
+
+
+def setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
     logging.basicConfig(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=getattr(logging, level)
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(Redact(secrets))
     # httpx logs every request URL at INFO, and the URL contains the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)

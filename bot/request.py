@@ -21,6 +21,8 @@ is harmless: the offset decides what comes back).
 from __future__ import annotations
 
 import json
+import logging
+import time
 import urllib.request
 from typing import IO, Any
 
@@ -39,6 +41,8 @@ __all__ = [
     "UpdatesRequest",
     "slim_updates",
 ]
+
+log = logging.getLogger(__name__)
 
 #: PTB's (read, write, connect, pool) timeouts and whether the request uploads a file.
 _TimeoutKey = tuple[float | None, float | None, float | None, float | None, bool]
@@ -234,7 +238,43 @@ class AiohttpRequest(BaseRequest):
 
 class UpdatesRequest(AiohttpRequest):
     """The request object for getUpdates: it hands PTB each update without the parts of
-    a pressed button's message that the bot never reads (see :func:`slim_updates`)."""
+    a pressed button's message that the bot never reads (see :func:`slim_updates`), and
+    it logs an outage once: a WARNING when getUpdates first fails, an INFO when it works
+    again (PTB's polling loop would log a traceback per failed call, every second)."""
+
+    _outage_since: float | None = None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        try:
+            answer = await super().do_request(
+                url,
+                method,
+                request_data,
+                read_timeout,
+                write_timeout,
+                connect_timeout,
+                pool_timeout,
+            )
+        except NetworkError as exc:
+            if self._outage_since is None and url.endswith("/getUpdates"):
+                self._outage_since = time.monotonic()
+                log.warning("cannot reach the Bot API: %s; retrying until it answers", exc.message)
+            raise
+        if self._outage_since is not None and answer[0] < 500:
+            log.info(
+                "the Bot API answers again, after %.0f s", time.monotonic() - self._outage_since
+            )
+            self._outage_since = None
+        return answer
 
     def _answered(self, url: str, status: int, body: bytes) -> bytes:
         if status == 200 and url.endswith("/getUpdates"):

@@ -8,15 +8,17 @@ queue), and so that the bot's own start and stop can be what issue 10 asks of th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
 from .config import Config
 from .webhook import WebhookServer
 
-__all__ = ["ALLOWED_UPDATES", "serve"]
+__all__ = ["ALLOWED_UPDATES", "StartError", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +33,8 @@ async def serve(
     poll_timeout: int = 10,
 ) -> None:
     """Start ``app``, take updates until ``stop`` is set, then stop it cleanly."""
-    await app.initialize()
+    if not await _initialize(app, stop):
+        return
     webhook: WebhookServer | None = None
     try:
         if app.post_init is not None:
@@ -56,7 +59,12 @@ async def serve(
         else:
             assert app.updater is not None
             await app.updater.start_polling(
-                allowed_updates=ALLOWED_UPDATES, timeout=poll_timeout, poll_interval=0
+                allowed_updates=ALLOWED_UPDATES,
+                timeout=poll_timeout,
+                poll_interval=0,
+                # an outage is logged by UpdatesRequest (one WARNING, one INFO), not here
+                # with a traceback per failed getUpdates
+                error_callback=_quiet,
             )
         await stop.wait()
     finally:
@@ -70,6 +78,43 @@ async def serve(
         if app.post_shutdown is not None:
             await app.post_shutdown(app)
         await _bounded(app.shutdown(), "the HTTP clients")
+
+
+class StartError(Exception):
+    """The bot cannot start (e.g. the token is refused): one line for the operator."""
+
+
+#: Waits between start attempts while the Bot API cannot be reached, then the last one on.
+BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+
+
+async def _initialize(app: Application, stop: asyncio.Event) -> bool:  # type: ignore[type-arg]
+    """``app.initialize()`` (getMe) until it works, one WARNING per failed attempt; False
+    if ``stop`` came first. A refused token is a :class:`StartError`, not retried."""
+    attempt = 0
+    while not stop.is_set():
+        try:
+            await app.initialize()
+            return True
+        except InvalidToken:
+            raise StartError("the Bot API refused DURAK_BOT_TOKEN: check the token") from None
+        except NetworkError as exc:  # TimedOut included
+            wait = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+            attempt += 1
+            log.warning(
+                "cannot reach the Bot API: %s (attempt %d; next in %g s)",
+                exc.message or type(exc).__name__,
+                attempt,
+                wait,
+            )
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await stop.wait()
+    return False
+
+
+def _quiet(exc: TelegramError) -> None:
+    """PTB's polling error callback: nothing (see UpdatesRequest's outage log)."""
 
 
 async def _bounded(step: Awaitable[object], what: str, seconds: float = 2.0) -> None:
