@@ -20,6 +20,7 @@ is harmless: the offset decides what comes back).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -87,6 +88,7 @@ class AiohttpRequest(BaseRequest):
             raise ValueError("pool_size must be positive")
         self._pool_size = pool_size
         self._timeouts: dict[_TimeoutKey, aiohttp.ClientTimeout] = {}
+        self._slots: asyncio.Semaphore | None = None
         self._session: aiohttp.ClientSession | None = None
         self._resolver = resolver
         self._read_timeout = read_timeout
@@ -155,6 +157,30 @@ class AiohttpRequest(BaseRequest):
             files,
         )
         timeout = self._timeouts.get(key) or self._timeout(key)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._pool_size)
+        if self._slots.locked():  # only then a timer: the common case costs nothing
+            try:
+                async with asyncio.timeout(key[3]):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise NotSentTimeout(
+                    "Pool timeout: all connections are busy; the request was not sent"
+                ) from None
+        else:
+            await self._slots.acquire()
+        try:
+            return await self._attempts(url, method, request_data, timeout)
+        finally:
+            self._slots.release()
+
+    async def _attempts(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        timeout: aiohttp.ClientTimeout,
+    ) -> tuple[int, bytes]:
         attempts = 2 if url.endswith("/getUpdates") else 1
         for attempt in range(attempts):
             try:
@@ -190,9 +216,7 @@ class AiohttpRequest(BaseRequest):
             ) as response:
                 return response.status, await _body(response)
         except aiohttp.ConnectionTimeoutError:
-            raise NotSentTimeout(
-                "Pool timeout: no free connection to the Bot API in time; the request was not sent"
-            ) from None
+            raise NotSentTimeout("timed out connecting to the Bot API; not sent") from None
         except aiohttp.ClientConnectorError as exc:
             raise NotSentError(f"cannot connect to the Bot API: {_describe(exc)}") from None
         except (aiohttp.ServerTimeoutError, TimeoutError):
@@ -203,18 +227,15 @@ class AiohttpRequest(BaseRequest):
     def _timeout(self, key: _TimeoutKey) -> aiohttp.ClientTimeout:
         """aiohttp's timeouts for PTB's (read, write, connect, pool), made once per kind.
 
-        ``connect`` is aiohttp's wait for a pooled connection plus making a new one: when
-        it runs out nothing was sent. aiohttp has no write timeout: an upload's whole
+        The pool's wait is ours (a semaphore, timed only when it is full). aiohttp has no
+        write timeout: an upload's whole
         exchange is bounded by the three instead; a JSON body is far smaller than the
         socket's buffer, so its write never waits."""
-        read, write, connect, pool, files = key
+        read, write, connect, _pool, files = key
         bound = None
         if files and None not in (read, write, connect):
             bound = (read or 0.0) + (write or 0.0) + (connect or 0.0)
-        waits = None if connect is None or pool is None else connect + pool
-        timeout = aiohttp.ClientTimeout(
-            total=bound, connect=waits, sock_connect=connect, sock_read=read
-        )
+        timeout = aiohttp.ClientTimeout(total=bound, sock_connect=connect, sock_read=read)
         self._timeouts[key] = timeout
         return timeout
 
