@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.error import TelegramError
@@ -29,11 +30,15 @@ from .config import Config
 from .handlers import Handlers
 from .i18n import DEFAULT, SUPPORTED, _, language
 from .languages import Languages
+from .lease import hold_lease, release_lease
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
 from .request import StreamRequest, UpdatesRequest
 from .timers import TurnTimers
+
+if TYPE_CHECKING:
+    from durak.store.lease import Lease
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +91,11 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/lease.py)
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
+        self.lease = await hold_lease(self.config.db_path)  # a standby waits here
         self.service = await GameService.open(self.config.db_path)
         self.outbox = Outbox(
             app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
@@ -128,6 +135,7 @@ class DurakBot:
             await self.outbox.stop(drain=True, timeout=5.0)
         if self.service is not None:
             await self.service.close()
+        await release_lease(self.lease)
 
     def _register(self, app: Application) -> None:  # type: ignore[type-arg]
         h = self.handlers

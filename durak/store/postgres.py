@@ -2,7 +2,7 @@
 
 ``DURAK_DB=postgresql://user:password@host:port/database`` selects it. The games
 then live on a database server that outlives any machine of the bot, and
-several bot processes may share it, one active at a time (:class:`Lease`).
+several bot processes may share it, one active at a time (:mod:`durak.store.lease`).
 
 The same schema and guarantees as the SQLite store (:mod:`durak.store.base`):
 an append-only action log (triggers refuse UPDATE, DELETE and TRUNCATE, and an
@@ -46,7 +46,7 @@ T = TypeVar("T")
 #: ``application_id``, so they do not collide with another program's locks.
 APPLICATION_ID = 0x44524B31
 MIGRATION_LOCK = 0  # held while migrating (two bots starting at once on a new database)
-BOT_LEASE = 1  # held by the active bot (see Lease)
+BOT_LEASE = 1  # held by the active bot (see durak.store.lease)
 POOL_MIN, POOL_MAX = 2, 8
 CONNECT_TIMEOUT_S = 10.0
 #: The errors of the database or of the way to it; all come out as DatabaseError.
