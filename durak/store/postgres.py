@@ -26,6 +26,7 @@ SQLite store's ``user_version``; a database newer than this code is refused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -304,11 +305,16 @@ class Store:
             raise DatabaseError("the store is closed")
         try:
             async with self._pool.acquire() as conn:
-                await _whole(conn.execute(_BEGIN[isolation, readonly]))
                 try:
+                    await _whole(conn.execute(_BEGIN[isolation, readonly]))
                     yield Tx(conn)
                 except BaseException:
-                    await _whole(conn.execute("ROLLBACK"))
+                    # Also when cancelled right after BEGIN: never hand the pool an open
+                    # transaction. A failed ROLLBACK (the connection is gone) changes
+                    # nothing the server keeps; the first error is the one to tell.
+                    if conn.is_in_transaction():
+                        with contextlib.suppress(*_FAILURES):
+                            await _whole(conn.execute("ROLLBACK"))
                     raise
                 await _whole(conn.execute("COMMIT"))
         except _FAILURES as e:
