@@ -219,13 +219,13 @@ class PileGame(Game):
         return [(self.turn, play.legal(self, self.turn))]
 
     def timeout_action(self, seat: int) -> Action:
-        """Answering, he takes; leading, he leads his lowest card (by rank; a
-        card that is not his trump first, then the lowest suit)."""
+        """Answering, he takes; leading, he leads his lowest card: the lowest rank
+        among the cards not of his trump suit if he has any (as podkidnoy's opener)."""
         if self.phase == play.ANSWER:
             return TAKE
         mine = self.suits[seat]
         hand = cards_of(self.hands[seat])
-        return Lead(min(hand, key=lambda c: (int(c.rank), c.suit == mine, int(c.suit))))
+        return Lead(min(hand, key=lambda c: (c.suit == mine, int(c.rank), int(c.suit))))
 
     # ---- reading -----------------------------------------------------------------
 
