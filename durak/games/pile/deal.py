@@ -65,8 +65,6 @@ def deal(
         raise ValueError(f"series must be one of {SERIES}")
     if series == AFTER_LOSS and previous_loser != dealer:
         raise ValueError("after a loss the previous loser deals")
-    if series != AFTER_LOSS and previous_loser is not None:
-        raise ValueError("previous_loser belongs to after_loss")
     g.dealer = dealer
     count = 3 * n if game == "piled" else (35 if n == 5 else 36)
     for pos in range(count):
