@@ -5,7 +5,8 @@ The bot's entry points::
     from durak.ai import decide, observation_for
 
     obs = observation_for(game, seat)          # the seat's view + the public history
-    action = decide("normal", obs, seed=42)    # "easy", "normal", "hard" (or "greedy", "random")
+    choice = decide("normal", obs, seed=42)    # "easy", "normal", "hard" (or "greedy", "random")
+    action = to_action(game, seat, choice)     # blind: the slot chosen, as its card's action
 
 ``decide`` is a pure function of picklable arguments: run it in a
 ``ProcessPoolExecutor`` so a hard search does not block the event loop.
@@ -13,7 +14,8 @@ The bot's entry points::
 
 from __future__ import annotations
 
-from .agents import AGENTS, LEVELS, Agent, decide, make_agent
+from .agents import AGENTS, LEVELS, Agent, Choice, decide, make_agent, to_action
+from .blind import SlotChoice
 from .observation import Knowledge, Observation, make_observation, observation_for
 from .public import PublicEvent, PublicHistory, PublicStart, Recorder, public_history
 
@@ -21,15 +23,18 @@ __all__ = [
     "AGENTS",
     "LEVELS",
     "Agent",
+    "Choice",
     "Knowledge",
     "Observation",
     "PublicEvent",
     "PublicHistory",
     "PublicStart",
     "Recorder",
+    "SlotChoice",
     "decide",
     "make_agent",
     "make_observation",
     "observation_for",
     "public_history",
+    "to_action",
 ]

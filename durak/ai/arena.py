@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..games import Podkidnoy
 from ..rules import Rules
 from ..selfplay import engine_kind
-from .agents import AGENTS, Agent, HardAgent, make_agent
+from .agents import AGENTS, Agent, HardAgent, make_agent, to_action
 from .observation import make_observation
 from .public import Recorder
 from .turns import next_seat
@@ -101,7 +101,7 @@ def play_game(
         obs = make_observation(rules, game.view(seat), recorder.history())
         agent = players[seat]
         began = time.perf_counter()
-        action = agent.choose(obs, rng)
+        action = to_action(game, seat, agent.choose(obs, rng))
         took = time.perf_counter() - began
         searched = isinstance(agent, HardAgent) and agent.last_iterations > 0
         times.append((seats[seat], took, searched))
