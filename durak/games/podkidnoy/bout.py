@@ -529,7 +529,7 @@ def variant_openings(g: Podkidnoy, hand: int) -> list[Action]:
             mine = hand & suit_mask(suit)
             if mine:
                 acts.extend(_attacks(mine, limit, None))
-        if g.rules.trump_exchange and exchange_room(g) >= 2 and hand >> lowest_trump(g) & 1:
+        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
             acts.append(EXCHANGE_TRUMP)
     return acts
 
