@@ -3,6 +3,9 @@
 Easy and normal decide in a few milliseconds, in this process; the hard search
 runs in a worker process, so a game's search never stalls anyone else's game.
 Whatever goes wrong, the seat still acts: with the turn timer's fallback.
+Under ``blind`` the AI answers with the slot it plays (it cannot see its own
+cards); :func:`durak.ai.to_action` turns that into the action with
+``game.slot_action``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from durak.actions import Action
-from durak.ai import decide, observation_for
+from durak.ai import decide, observation_for, to_action
 from durak.ai.agents import BUDGET_MS
 from durak.service_types import GameInfo
 
@@ -51,10 +54,12 @@ class AiPlayers:
             observation = observation_for(game, seat)
             if level == "hard":
                 loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(
+                choice = await loop.run_in_executor(
                     self._executor(), decide, level, observation, seed, self._budget
                 )
-            return decide(level, observation, seed)
+            else:
+                choice = decide(level, observation, seed)
+            return to_action(game, seat, choice)
         except Exception:
             log.exception("the %s AI failed in game %s; it plays the fallback", level, info.game_id)
             return fallback_action(game, seat)

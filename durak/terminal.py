@@ -24,7 +24,7 @@ from .actions import (
     ShowTrump,
     Transfer,
 )
-from .ai.agents import make_agent
+from .ai.agents import make_agent, to_action
 from .ai.observation import make_observation
 from .ai.public import TAKEN, PublicEvent, Recorder
 from .ai.turns import next_seat
@@ -195,7 +195,7 @@ def play_terminal(
                 return 1
         else:
             obs = make_observation(rules, game.view(seat), recorder.history())
-            action = agents[seat].choose(obs, rng)
+            action = to_action(game, seat, agents[seat].choose(obs, rng))
         game.apply(seat, action)
         _narrate(game, recorder.record(game, seat, action), out)
         if game.out[HUMAN] and not was_out and game.result is None:

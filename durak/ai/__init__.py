@@ -5,7 +5,8 @@ The bot's entry points::
     from durak.ai import decide, observation_for
 
     obs = observation_for(game, seat)          # the seat's view + the public history
-    action = decide("normal", obs, seed=42)    # "easy", "normal", "hard" (or "greedy", "random")
+    choice = decide("normal", obs, seed=42)    # "easy", "normal", "hard" (or "greedy", "random")
+    action = to_action(game, seat, choice)     # blind: the slot chosen, as its card's action
 
 Pile games (own trumps, piled, road) work the same way: ``observation_for``
 gives a :class:`PileObservation` (the seat's ``PileView``) and every level plays it
@@ -17,7 +18,8 @@ gives a :class:`PileObservation` (the seat's ``PileView``) and every level plays
 
 from __future__ import annotations
 
-from .agents import AGENTS, LEVELS, Agent, decide, make_agent
+from .agents import AGENTS, LEVELS, Agent, Choice, decide, make_agent, to_action
+from .blind import SlotChoice
 from .observation import Knowledge, Observation, make_observation, observation_for
 from .pile import PileObservation
 from .public import PublicEvent, PublicHistory, PublicStart, Recorder, public_history
@@ -26,6 +28,7 @@ __all__ = [
     "AGENTS",
     "LEVELS",
     "Agent",
+    "Choice",
     "Knowledge",
     "Observation",
     "PileObservation",
@@ -33,9 +36,11 @@ __all__ = [
     "PublicHistory",
     "PublicStart",
     "Recorder",
+    "SlotChoice",
     "decide",
     "make_agent",
     "make_observation",
     "observation_for",
     "public_history",
+    "to_action",
 ]

@@ -2,7 +2,21 @@
 
 An agent chooses from an :class:`~durak.ai.observation.Observation` and a
 random generator, nothing else: it cannot see a hidden card. Every level plays
-every option of RULES.md; a choice is always one of ``obs.view.legal``.
+every option of RULES.md and VARIANTS.md; a choice is always one of
+``obs.view.legal``, except under ``blind``, where the view lists no card (the
+seat cannot see its own) and the choice is a
+:class:`~durak.ai.blind.SlotChoice`: the caller plays it with
+``game.slot_action(seat, choice.slot)`` (:func:`to_action`).
+
+Where the hard level's search stands in the variants: the determinization
+(:mod:`.determinize`) follows ``trump_change``, ``sprint``, ``japanese`` and the
+bout-side options, so the search runs in all of them; the exact endgame solver
+runs only where nothing is hidden in the way it assumes (two players, nothing
+to draw, every unseen card in the other hand): not under ``sprint`` (cards lie
+out of play) nor ``english`` (its draw by repetition depends on a history the
+solver's table does not key on), where the search decides instead. Under
+``blind`` hard plays the blind heuristic (:mod:`.blind`): its hidden cards
+are the observer's own, which no deal of the others' cards can stand for.
 """
 
 from __future__ import annotations
@@ -13,7 +27,9 @@ import time
 from typing import Protocol
 
 from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, ShowTrump, Transfer
+from ..games import Game
 from . import pile, policy
+from .blind import SlotChoice, choose_slot, is_blind, random_slot
 from .determinize import Sampler
 from .endgame import OutOfBudget, Solver
 from .mcts import search
@@ -33,10 +49,23 @@ FALLBACKS = [0]
 BUDGET_MS = 300
 
 
+#: What an agent decides: an action, or under ``blind`` a slot to play.
+Choice = Action | SlotChoice
+
+
 class Agent(Protocol):
     name: str
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action: ...
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice: ...
+
+
+def to_action(game: Game, seat: int, choice: Choice) -> Action:
+    """The action a choice stands for: a :class:`SlotChoice` becomes
+    ``game.slot_action(seat, slot)`` (the engine looks the card up; the AI
+    never did), any other choice is the action itself."""
+    if isinstance(choice, SlotChoice):
+        return game.slot_action(seat, choice.slot)
+    return choice
 
 
 def checked(action: Action, obs: Observation) -> Action:
@@ -56,9 +85,11 @@ class RandomAgent:
 
     name = "random"
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice:
         if isinstance(obs, PileObservation):
             return pile.choose(self.name, obs, rng)
+        if is_blind(obs):
+            return random_slot(obs, rng)
         return rng.choice(obs.view.legal)
 
 
@@ -67,9 +98,11 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice:
         if isinstance(obs, PileObservation):
             return pile.choose(self.name, obs, rng)
+        if is_blind(obs):
+            return choose_slot(obs)
         return checked(policy.greedy(Seen.of_observation(obs)), obs)
 
 
@@ -80,13 +113,15 @@ class EasyAgent:
     name = "easy"
     careless = 0.2
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice:
         if isinstance(obs, PileObservation):
             return pile.choose(self.name, obs, rng)
+        if is_blind(obs):
+            return random_slot(obs, rng) if rng.random() < self.careless else choose_slot(obs)
         legal = obs.view.legal
         if rng.random() < self.careless:
             simple = [a for a in legal if not isinstance(a, Attack) or len(a.cards) == 1]
-            return rng.choice(simple)
+            return rng.choice(simple or legal)  # English openings are all pairs
         if EXCHANGE_TRUMP in legal:
             return EXCHANGE_TRUMP
         transfers = [a for a in legal if isinstance(a, Transfer | ShowTrump)]
@@ -102,9 +137,11 @@ class NormalAgent:
 
     name = "normal"
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice:
         if isinstance(obs, PileObservation):
             return pile.choose(self.name, obs, rng)
+        if is_blind(obs):
+            return choose_slot(obs)
         return checked(policy.normal(Seen.of_observation(obs)), obs)
 
 
@@ -122,9 +159,12 @@ class HardAgent:
         self.iterations = iterations
         self.last_iterations = 0
 
-    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Choice:
         if isinstance(obs, PileObservation):
             return pile.choose(self.name, obs, rng)
+        if is_blind(obs):
+            self.last_iterations = 0
+            return choose_slot(obs)  # the hidden cards are its own: see the module docstring
         try:
             return checked(self._choose(obs, rng), obs)
         except ValueError:  # IllegalAction included: a deal the sampler got wrong (a bug)
@@ -158,7 +198,11 @@ class HardAgent:
 
 
 def perfect_information(obs: Observation) -> bool:
-    """Two players left, the stock gone, the discard seen: nothing is hidden."""
+    """Two players left, the stock gone, the discard seen: nothing is hidden
+    (never under ``sprint``, whose out-of-play cards stay unseen; ``english`` is
+    left to the search, see the module docstring)."""
+    if obs.rules.sprint or obs.rules.english or obs.rules.blind:
+        return False
     view = obs.view
     active = sum(not s.out for s in view.seats)
     return active == 2 and view.stock == 0 and view.discard == obs.knowledge.discarded.bit_count()
@@ -217,8 +261,10 @@ def decide(
     seed: int,
     budget_ms: int | None = None,
     iterations: int | None = None,
-) -> Action:
+) -> Choice:
     """The bot's entry point: a pure function of picklable arguments, to run in
     a worker process. The same arguments give the same action, except that a
-    time budget lets the hard search's depth depend on the machine."""
+    time budget lets the hard search's depth depend on the machine. Under
+    ``blind`` the answer is a :class:`~durak.ai.blind.SlotChoice`: play it with
+    :func:`to_action` (``game.slot_action``)."""
     return make_agent(level, budget_ms, iterations).choose(observation, random.Random(seed))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..games import Game, PileGame, Podkidnoy
 from ..rules import Rules
 from ..selfplay import engine_kind
-from .agents import AGENTS, Agent, HardAgent, make_agent
+from .agents import AGENTS, Agent, HardAgent, make_agent, to_action
 from .observation import make_observation
 from .pile import make_pile_observation
 from .public import Recorder
@@ -107,7 +107,7 @@ def play_game(
         obs = make_observation(rules, game.view(seat), recorder.history())
         agent = players[seat]
         began = time.perf_counter()
-        action = agent.choose(obs, rng)
+        action = to_action(game, seat, agent.choose(obs, rng))
         took = time.perf_counter() - began
         searched = isinstance(agent, HardAgent) and agent.last_iterations > 0
         times.append((seats[seat], took, searched))
@@ -132,7 +132,7 @@ def _play_pile_game(
         seat = game.turn
         obs = make_pile_observation(game.rules, game.view(seat))
         began = time.perf_counter()
-        action = players[seat].choose(obs, rng)
+        action = to_action(game, seat, players[seat].choose(obs, rng))
         times.append((seats[seat], time.perf_counter() - began, False))
         game.apply(seat, action)
     if game.result is None:

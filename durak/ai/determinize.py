@@ -6,6 +6,17 @@ at random into the other hands, the stock and the unseen part of the discard,
 keeping what the public history pins down: picked-up cards still in a hand,
 the trump card with whoever drew it (or under the stock), and the trumps the
 opening announcement kept out of every first hand.
+
+VARIANTS.md: ``sprint``'s out-of-play cards are dealt like the unseen discard
+(the face-up one stays known); ``trump_change``'s face-down second trump card
+is one of the stock's hidden cards, laid under the trump card (once drawn it
+is known and stays with its drawer); ``japanese`` has no trump card; the
+bout-side state a view shows (English's single lead, the return used) or the
+history gives (who took last, a transfer in this bout) is copied. English's
+repetition history is not public in full (it holds hands), so a sampled game
+starts it empty: a search may miss a draw by repetition. ``blind`` is not
+sampled (the observer's own hand is hidden from him): the hard level plays
+the blind heuristic there (:mod:`durak.ai.agents`).
 """
 
 from __future__ import annotations
@@ -48,6 +59,11 @@ class Sampler:
         game.opener = view.opener if view.opener is not None else -1
         game.opener_reason = view.opener_reason
         game.opener_card = view.opener_card.id if view.opener_card is not None else -1
+        if game.varied:
+            game.single_lead, game.no_pair = view.single_lead, view.no_pair
+            game.return_used, game.transferred = view.return_used, know.transferred
+            game.taker = know.taker
+            game.window = (view.discard, view.stock)
         hand = obs.hand
         game.hands[me] = hand
         placed = hand | know.discarded | know.table
@@ -66,14 +82,29 @@ class Sampler:
             self.bottom = know.trump_card
             placed |= 1 << know.trump_card
             stock_need -= 1
+        #: trump_change: the second trump card lies hidden at the stock's bottom
+        self.second_hidden = view.second_trump_hidden
+        if view.second_trump_card is not None:
+            game.second_trump = view.second_trump_card.id
+        # sprint: the cards after the deal lie out of play, the face-up one known
+        on_table = sum(1 + (c is not None) for _, c in view.table)
+        held = sum(s.cards for s in view.seats)
+        self.out_need = obs.rules.deck - held - view.stock - view.discard - on_table
+        if obs.rules.sprint and know.trump_card >= 0:
+            placed |= 1 << know.trump_card
+            game.out_of_play |= 1 << know.trump_card
+            self.out_need -= 1
+        elif self.out_need and not obs.rules.sprint:
+            raise ValueError("cards out of play without sprint")
         pool = deck_mask(obs.rules.deck) & ~placed
         self.forced = ids(pool & know.in_stock)
         self.free = ids(pool & ~know.in_stock)
         self.stock_free = stock_need - len(self.forced)
         self.discard_need = view.discard - know.discarded.bit_count()
-        if self.stock_free < 0 or self.discard_need < 0:
+        if self.stock_free < 0 or self.discard_need < 0 or self.out_need < 0:
             raise ValueError("the observation places more cards than there are")
-        if len(self.free) != self.stock_free + self.discard_need + sum(self.need):
+        dealt = self.stock_free + self.discard_need + sum(self.need) + self.out_need
+        if len(self.free) != dealt:
             raise ValueError("the observation's card count does not add up")
         self.template = game
         self.me = me
@@ -91,7 +122,12 @@ class Sampler:
         if self.forced:
             stock += self.forced
             rng.shuffle(stock)
-        game.stock = [self.bottom, *stock] if self.bottom >= 0 else stock
+        if self.second_hidden:  # stock[0] is the second trump card, under the trump card
+            second, stock = stock[0], stock[1:]
+            game.second_trump = second
+            game.stock = [second, self.bottom, *stock] if self.bottom >= 0 else [second, *stock]
+        else:
+            game.stock = [self.bottom, *stock] if self.bottom >= 0 else stock
         hands = game.hands
         for s, mask in enumerate(dealt):
             if s != self.me:
@@ -102,6 +138,9 @@ class Sampler:
                 pos += k
         for c in cards[pos : pos + self.discard_need]:
             game.discard_mask |= 1 << c
+        pos += self.discard_need
+        for c in cards[pos : pos + self.out_need]:
+            game.out_of_play |= 1 << c
         return game
 
     def _constrained(self, cards: list[int], dealt: list[int]) -> list[int]:

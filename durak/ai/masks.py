@@ -6,7 +6,9 @@ trump outranks every plain ace, which is what "keep your trumps" means.
 
 from __future__ import annotations
 
-from ..cards import RANK_LANES, ranks_of
+from ..cards import BEATERS, RANK_LANES, ranks_of
+from ..games.podkidnoy.bout import JAPANESE_BEATERS, QUEEN_OF_SPADES
+from ..rules import Rules
 
 TRUMP_BONUS = 13
 
@@ -41,3 +43,25 @@ def cheapest(mask: int, trumps: int) -> int:
 
 def by_worth(mask: int, trump: int) -> list[int]:
     return sorted(ids(mask), key=lambda c: worth(c, trump))
+
+
+def beaters_for(rules: Rules, trump: int) -> tuple[int, ...]:
+    """``table[card]``: the cards that beat ``card`` under ``rules`` (VARIANTS.md:
+    ``japanese``'s clubs beaten only by clubs, ``damka``'s uncoverable queen of
+    spades). The engine's own tables, so the heuristics and the rules agree.
+    Under ``blind`` this is what *beats*, not what may be played."""
+    table = JAPANESE_BEATERS[trump] if rules.japanese else BEATERS[trump]
+    if rules.damka:
+        key = (trump, rules.japanese is not None)
+        damka = _DAMKA.get(key)
+        if damka is None:
+            damka = _DAMKA[key] = (
+                *table[:QUEEN_OF_SPADES],
+                0,
+                *table[QUEEN_OF_SPADES + 1 :],
+            )
+        return damka
+    return table
+
+
+_DAMKA: dict[tuple[int, bool], tuple[int, ...]] = {}

@@ -6,17 +6,32 @@ search over many random deals would fill that cache with hands nobody holds.
 This generator lists only what is worth searching: single cards, whole
 same-rank groups, covers of the hardest uncovered card, take, pass and the
 variants' moves. Each is legal by the engine's own predicates.
+
+VARIANTS.md: English openings are the engine's own list (pairs, few);
+``damka`` openings are each card alone and each suit's cards together (as
+many as fit, cheapest first); covers follow the rules' beating table; the
+defender may ``return_card`` when the engine's predicate allows it.
 """
 
 from __future__ import annotations
 
 from itertools import combinations
 
-from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, Defend, ShowTrump, Transfer
-from ..cards import BEATERS, RANK_LANES, card_of, lowest_rank, ranks_of, suit_mask
+from ..actions import (
+    EXCHANGE_TRUMP,
+    PASS,
+    RETURN_CARD,
+    TAKE,
+    Action,
+    Attack,
+    Defend,
+    ShowTrump,
+    Transfer,
+)
+from ..cards import RANK_LANES, card_of, lowest_rank, ranks_of, suit_mask
 from ..games.podkidnoy import Podkidnoy
-from ..games.podkidnoy.bout import transfer_target
-from .masks import ids, worth
+from ..games.podkidnoy.bout import exchange_room, may_return, transfer_target, variant_openings
+from .masks import beaters_for, by_worth, ids, worth
 
 
 def _groups(mask: int, room: int) -> list[Action]:
@@ -29,6 +44,17 @@ def _groups(mask: int, room: int) -> list[Action]:
         group = [card_of(c) for c in ids(mask & (low * RANK_LANES))]
         if len(group) > 1 and room > 1:
             acts += [Attack(combo) for combo in combinations(group, min(len(group), room))]
+    return acts
+
+
+def _suits(mask: int, room: int, trump: int) -> list[Action]:
+    """Damka: each card alone, and each suit's cards together, the cheapest
+    that fit."""
+    acts: list[Action] = [Attack((card_of(c),)) for c in ids(mask)]
+    for suit in range(4):
+        group = by_worth(mask & suit_mask(suit), trump)[:room]
+        if len(group) > 1:
+            acts.append(Attack(tuple(card_of(c) for c in sorted(group))))
     return acts
 
 
@@ -56,10 +82,13 @@ def transfers(game: Podkidnoy, seat: int) -> list[Transfer | ShowTrump]:
 def search_moves(game: Podkidnoy, seat: int) -> list[Action]:
     """What ``seat`` (one of ``game.actors()``) may usefully do now."""
     hand = game.hands[seat]
+    rules = game.rules
     if not game.table:
-        acts = _groups(hand, game.limit)
-        low = game.trump * 16 + int(lowest_rank(game.rules.deck))
-        if game.rules.trump_exchange and len(game.stock) >= 2 and hand >> low & 1:
+        if rules.english:
+            return variant_openings(game, hand)
+        acts = _suits(hand, game.limit, game.trump) if rules.damka else _groups(hand, game.limit)
+        low = game.trump * 16 + int(lowest_rank(rules.deck))
+        if rules.trump_exchange and exchange_room(game) >= 2 and hand >> low & 1:
             acts.append(EXCHANGE_TRUMP)
         return acts
     if seat == game.defender and not game.taking and game.open:
@@ -69,8 +98,11 @@ def search_moves(game: Podkidnoy, seat: int) -> list[Action]:
             if c < 0 and worth(a, trump) > best:
                 hardest, best = a, worth(a, trump)
         attack = card_of(hardest)
-        acts = [Defend(attack, card_of(b)) for b in ids(hand & BEATERS[trump][hardest])]
+        beaters = beaters_for(rules, trump)
+        acts = [Defend(attack, card_of(b)) for b in ids(hand & beaters[hardest])]
         acts.append(TAKE)
+        if rules.return_last_card and may_return(game):
+            acts.append(RETURN_CARD)
         acts += transfers(game, seat)
         return acts
     room = game.limit - len(game.table)

@@ -6,6 +6,14 @@ counts of the others, the table) and a :class:`~durak.ai.public.PublicHistory`
 cards are, the discard, who holds the trump card, is derived from those two
 by :func:`track`, so two games that differ only in hidden cards give equal
 observations. It holds only plain values: it pickles, for a worker process.
+
+VARIANTS.md: ``sprint``'s out-of-play cards (the face-up one included) are in
+no hand; ``trump_change``'s second trump card is known once drawn (it is shown)
+and with whom; a ``partial_defence`` take discards the covered pairs; a
+``return_card`` hands the table back to the attacker. Under ``blind`` the
+view's ``hand`` and ``legal`` are empty: the seat knows the cards of its own
+slots it has seen (``view.slots``) and every other hand (``view.shown_hands``),
+and chooses a slot (:mod:`durak.ai.blind`), never a card it cannot see.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from ..games.podkidnoy.deal import OPENER_LOWEST_TRUMP, OPENER_NO_TRUMP
 from ..rules import Rules
 from ..view import View
 from .pile import PileObservation, make_pile_observation
-from .public import OPEN, TAKEN, PublicHistory, public_history
+from .public import OPEN, RETURNED, TAKEN, PublicHistory, public_history
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,8 @@ class Knowledge:
     primary_passed: bool  # the primary attacker passed explicitly in this bout
     shown: int  # trumps shown for a transfer in this bout
     table: int  # every card on the table now
+    transferred: bool = False  # a transfer (or show_trump) happened in this bout
+    taker: int = -1  # who took the cards of the last bout that closed (-1: nobody)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +66,15 @@ class Observation:
 
     @property
     def hand(self) -> int:
-        """The seat's own hand as a card mask."""
+        """The seat's own hand as a card mask (under ``blind``: the cards of its
+        own slots it has seen, the only ones it knows)."""
         mask = 0
         for c in self.view.hand:
             mask |= 1 << c.id
+        if self.view.slots is not None:
+            for card in self.view.slots:
+                if card is not None:
+                    mask |= 1 << card.id
         return mask
 
 
@@ -104,19 +119,23 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
     start = history.start
     n = len(start.counts)
     known = [0] * n
-    trump_card, in_stock = start.trump_card, start.stock > 0
-    if start.dealer_keeps_trump:
+    trump_card, in_stock = start.trump_card, start.stock > 0 and start.trump_card >= 0
+    if start.dealer_keeps_trump and not rules.sprint:  # sprint: it lies out of play
         known[start.dealer] |= 1 << trump_card
     if start.opener_card >= 0:
         known[start.opener] |= 1 << start.opener_card
-    low_trump = int(view.trump) * 16 + int(lowest_rank(rules.deck))
+    low = int(lowest_rank(rules.deck))
     discarded, table, passed, shown = start.discarded, 0, 0, 0
     attacker, primary_passed = -1, False
+    covered = 0  # the covered pairs on the table (partial_defence discards them)
+    transferred, taker = False, -1
+    second = view.second_trump_card.id if view.second_trump_card is not None else -1
     for ev in history.events:
         seat, action = ev.seat, ev.action
         if isinstance(action, Attack):
             if not table:
                 attacker, passed, primary_passed, shown = seat, 0, False, 0
+                transferred = False
             for c in action.cards:
                 known[seat] &= ~c.bit
                 table |= c.bit
@@ -124,6 +143,7 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
         elif isinstance(action, Defend):
             known[seat] &= ~action.card.bit
             table |= action.card.bit
+            covered |= action.card.bit | action.attack.bit
             passed = 0
         elif isinstance(action, Pass):
             passed |= 1 << seat
@@ -136,21 +156,32 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
                 known[seat] |= action.card.bit
                 shown |= action.card.bit
             attacker, passed, primary_passed = seat, 0, False
+            transferred = True
         elif isinstance(action, ExchangeTrump):
+            low_trump = (trump_card >> 4) * 16 + low  # the suit of the face-up card
             known[seat] = (known[seat] & ~(1 << low_trump)) | (1 << trump_card)
             trump_card = low_trump
-        else:  # Take
+        else:  # Take, ReturnCard
             passed = 0
         if ev.closed != OPEN:
+            taker = -1
             if ev.closed == TAKEN:
+                taker = ev.taker
+                if rules.partial_defence:  # VARIANTS.md 4.1: the covered pairs go
+                    discarded |= covered
+                    table &= ~covered
+                known[ev.taker] |= table
+            elif ev.closed == RETURNED:
                 known[ev.taker] |= table
             else:
                 discarded |= table
-            table = passed = shown = 0
-            primary_passed = False
+            table = passed = shown = covered = 0
+            primary_passed = transferred = False
             if ev.trump_to >= 0:
                 known[ev.trump_to] |= 1 << trump_card
                 in_stock = False
+            if ev.second_to >= 0 and second >= 0:
+                known[ev.second_to] |= 1 << second
     must = 0
     if view.first_bout and in_stock:
         # Nobody has drawn yet: trumps the deal kept out of every hand are in the stock.
@@ -159,7 +190,13 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
             must = trumps
         elif start.opener_reason == OPENER_LOWEST_TRUMP and start.opener_card >= 0:
             must = trumps & ((1 << start.opener_card) - 1)
-        must &= ~(1 << trump_card)
+        if trump_card >= 0:
+            must &= ~(1 << trump_card)
+    if view.slots is not None:  # blind: every other hand is shown; his own seen slots
+        for s, cards in view.shown_hands:
+            known[s] = sum(1 << c.id for c in cards)
+        assert view.seat is not None
+        known[view.seat] = sum(1 << c.id for c in view.slots if c is not None)
     return Knowledge(
         known=tuple(known),
         discarded=discarded,
@@ -170,4 +207,6 @@ def track(rules: Rules, view: View, history: PublicHistory) -> Knowledge:
         primary_passed=primary_passed,
         shown=shown,
         table=table,
+        transferred=transferred,
+        taker=taker,
     )

@@ -5,19 +5,25 @@ are announced), but the engine's action log does not say when a bout closed,
 who picked the table up, or who drew the face-up trump card. Those moments are
 public too, so a :class:`Recorder` notes them after each action, reading only
 ``game.view(None)`` (the public view): nothing here can see a hidden card.
+
+VARIANTS.md: a bout may also close by ``return_card`` (the cards go back to
+the attacker), by ``blind``'s failed answer (the defender takes both cards:
+seen as a close that discarded nothing), and a ``partial_defence`` take
+discards the covered pairs (the tracker applies that rule). Who drew
+``trump_change``'s second trump card is noted like the trump card's drawer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..actions import Action, Attack, Defend, Take, Transfer
+from ..actions import Action, Attack, Defend, ReturnCard, Take, Transfer
 from ..games import Game, Podkidnoy
 from ..records import game_from_record
 from ..view import View
 
-#: ``PublicEvent.closed`` values.
-OPEN, BEATEN, TAKEN = 0, 1, 2
+#: ``PublicEvent.closed`` values (RETURNED: ``return_card``, back to the attacker).
+OPEN, BEATEN, TAKEN, RETURNED = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,7 @@ class PublicEvent:
     closed: int = OPEN  # OPEN, BEATEN or TAKEN: did this action end the bout?
     taker: int = -1  # who picked the table up (closed == TAKEN)
     trump_to: int = -1  # who drew the face-up trump card in the refill that followed
+    second_to: int = -1  # trump_change: who drew the second trump card (it is shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +93,13 @@ class Recorder:
         self.start = PublicStart.of(view, game.discard_mask)
         self.events: list[PublicEvent] = []
         self._last = view
-        self._hand_size = game.rules.hand_size
+        self._blind = game.rules.blind
 
     def record(self, game: Podkidnoy, seat: int, action: Action) -> PublicEvent:
         before, after = self._last, game.view(None)
         if after.moves != before.moves + 1:
             raise ValueError("the recorder missed an action")
-        event = _event(before, after, seat, action, self._hand_size)
+        event = _event(before, after, seat, action, self._blind)
         self.events.append(event)
         self._last = after
         return event
@@ -128,25 +135,47 @@ def _played(action: Action) -> int:
     return 1 if isinstance(action, Defend | Transfer) else 0
 
 
-def _event(before: View, after: View, seat: int, action: Action, hand_size: int) -> PublicEvent:
+def _event(before: View, after: View, seat: int, action: Action, blind: bool) -> PublicEvent:
     if not before.table or after.table:
         return PublicEvent(seat, action)  # an opening, a trump exchange, or the bout goes on
-    assert before.defender is not None
-    taken = before.taking or isinstance(action, Take)
+    assert before.defender is not None and before.attacker is not None
+    if isinstance(action, ReturnCard):
+        return PublicEvent(seat, action, RETURNED, before.attacker)
+    taken = (
+        before.taking
+        or isinstance(action, Take)
+        or (blind and after.discard == before.discard)  # a failed answer: he takes both
+    )
     taker = before.defender if taken else -1
-    trump_to = -1
-    if before.stock and before.trump_card_in_stock:
+    trump_to = second_to = -1
+    if before.stock and (before.trump_card_in_stock or before.second_trump_hidden):
         counts = [s.cards for s in before.seats]
         counts[seat] -= _played(action)
         if taken:
-            counts[taker] += sum(1 + (c is not None) for _, c in before.table) + _played(action)
-        trump_to = _last_drawer(before, counts, hand_size)
-    return PublicEvent(seat, action, TAKEN if taken else BEATEN, taker, trump_to)
+            counts[taker] += _taken(before, action, after)
+        drawers = _drawers(before, counts, after)
+        bottom = 0
+        if before.second_trump_hidden:
+            second_to = drawers.get(0, -1)
+            bottom = 1
+        if before.trump_card_in_stock:
+            trump_to = drawers.get(bottom, -1)
+    return PublicEvent(seat, action, TAKEN if taken else BEATEN, taker, trump_to, second_to)
 
 
-def _last_drawer(before: View, counts: list[int], hand_size: int) -> int:
-    """Who draws the last stock card (the face-up trump) in the refill: the
-    attacker first, then clockwise, the defender last (RULES.md section 5)."""
+def _taken(before: View, action: Action, after: View) -> int:
+    """How many cards the taker picked up: the whole table, or under
+    ``partial_defence`` the uncovered attack cards (the covered pairs went to
+    the discard, which is public: the discard grew by them)."""
+    table = sum(1 + (c is not None) for _, c in before.table) + _played(action)
+    return table - (after.discard - before.discard)
+
+
+def _drawers(before: View, counts: list[int], after: View) -> dict[int, int]:
+    """Who drew the stock's bottom cards in the refill (position 0 is the last
+    card drawn): the draw order is the attacker first, then clockwise, the
+    defender last (RULES.md section 5); each seat's draw is read off the counts
+    after the refill."""
     assert before.attacker is not None and before.defender is not None
     n, attacker, defender = len(counts), before.attacker, before.defender
     order = [attacker]
@@ -158,9 +187,11 @@ def _last_drawer(before: View, counts: list[int], hand_size: int) -> int:
     if defender != attacker:
         order.append(defender)
     stock = before.stock
+    out: dict[int, int] = {}
     for s in order:
-        draw = min(max(hand_size - counts[s], 0), stock)
-        stock -= draw
-        if draw and not stock:
-            return s
-    return -1
+        draw = max(after.seats[s].cards - counts[s], 0)
+        for _ in range(min(draw, stock)):
+            stock -= 1
+            if stock <= 1:
+                out[stock] = s
+    return out

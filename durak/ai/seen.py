@@ -4,14 +4,20 @@ Built from an :class:`~durak.ai.observation.Observation` (a real decision) or
 from a simulated :class:`~durak.games.podkidnoy.Podkidnoy` (inside a search, where every seat
 plays the heuristic): the same heuristics serve both, and they only read the
 deciding seat's own hand and public facts.
+
+VARIANTS.md: ``beaters`` is the rules' own beating table (``japanese``,
+``damka``); ``single_lead`` (English), ``can_return`` (``return_last_card``)
+come from the legal actions or the engine's predicates.
 """
 
 from __future__ import annotations
 
-from ..actions import EXCHANGE_TRUMP, ShowTrump, Transfer
+from ..actions import EXCHANGE_TRUMP, RETURN_CARD, ShowTrump, Transfer
 from ..cards import card_of, deck_mask, lowest_rank, suit_mask
 from ..games.podkidnoy import Podkidnoy
+from ..games.podkidnoy.bout import exchange_room, may_return
 from ..rules import Rules
+from .masks import beaters_for
 from .moves import transfers
 from .observation import Observation
 
@@ -24,7 +30,9 @@ class Seen:
 
     __slots__ = (
         "attacker",
+        "beaters",
         "can_exchange",
+        "can_return",
         "counts",
         "covers",
         "defender",
@@ -38,6 +46,7 @@ class Seen:
         "out",
         "pool",
         "rules",
+        "single_lead",
         "stock",
         "table",
         "table_ranks",
@@ -69,6 +78,9 @@ class Seen:
     transfers: tuple[Transfer | ShowTrump, ...]  # the legal transfers
     can_exchange: bool
     first_bout: bool
+    beaters: tuple[int, ...]  # per card: the cards that beat it (these rules, this trump)
+    single_lead: bool  # english: nobody could open with a pair, one card is led
+    can_return: bool  # return_last_card: the defender may hand the table back
 
     def possible(self, seat: int) -> int:
         """Cards ``seat`` may hold."""
@@ -99,7 +111,7 @@ class Seen:
         for c in game.covers:
             if c >= 0:
                 seen |= 1 << c
-        if stock:
+        if stock and game.trump_card >= 0:
             seen |= 1 << game.trump_card
         s.pool = deck_mask(game.rules.deck) & ~seen
         s.exclude = None
@@ -110,8 +122,17 @@ class Seen:
             game.rules.trump_exchange
             and not game.table
             and seat == game.attacker
-            and stock >= 2
+            and exchange_room(game) >= 2
             and bool(hand >> (trump * 16 + s.low) & 1)
+        )
+        s.beaters = beaters_for(game.rules, trump)
+        s.single_lead = game.single_lead
+        s.can_return = (
+            game.rules.return_last_card
+            and seat == game.defender
+            and bool(game.table)
+            and not game.taking
+            and may_return(game)
         )
         return s
 
@@ -150,6 +171,9 @@ class Seen:
         s.exclude = [everyone & ~k for k in know.known]
         s.transfers = tuple(a for a in view.legal if isinstance(a, Transfer | ShowTrump))
         s.can_exchange = EXCHANGE_TRUMP in view.legal
+        s.beaters = beaters_for(obs.rules, trump)
+        s.single_lead = view.single_lead
+        s.can_return = RETURN_CARD in view.legal
         return s
 
     def describe(self) -> str:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from durak import Game, Rules
-from durak.ai import Observation, Recorder, make_agent, make_observation
+from durak.ai import Observation, Recorder, make_agent, make_observation, to_action
 from durak.ai.agents import Agent
 from durak.ai.turns import next_seat
 from durak.selfplay import NAMES
@@ -36,8 +36,8 @@ def play(
         obs = make_observation(rules, game.view(seat), recorder.history())
         if check is not None:
             check(game, obs)
-        action = seats[seat].choose(obs, rng)
-        assert action in obs.view.legal
+        action = to_action(game, seat, seats[seat].choose(obs, rng))
+        assert action in game.legal_actions(seat)
         game.apply(seat, action)
         recorder.record(game, seat, action)
     return game
