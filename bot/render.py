@@ -93,6 +93,7 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
 
 def _opening(t: Table) -> str:
     v = t.view
+    assert isinstance(v, View)
     if v.opener is None:
         return ""
     name = player(t.seats[v.opener])
@@ -113,6 +114,7 @@ def _opening(t: Table) -> str:
 
 def _seat_line(t: Table, s: int) -> str:
     v = t.view
+    assert isinstance(v, View)
     info = v.seats[s]
     mark = ""
     if info.out:
@@ -132,6 +134,7 @@ def _seat_line(t: Table, s: int) -> str:
 
 def waiting_line(t: Table) -> str:
     v = t.view
+    assert isinstance(v, View)
     if v.outcome is not None or v.attacker is None or v.defender is None:
         return ""
     if not v.table:
