@@ -10,6 +10,7 @@ whose time runs out gets the first free suit.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -28,15 +29,14 @@ def needs_choice(rules: Rules) -> bool:
 
 
 def choosing_order(rules: Rules, names: Sequence[str], seed: str) -> tuple[int, ...]:
-    """The seats in choosing order for the deal ``seed`` will give: the engine
-    draws the first dealer from the seed, the choice starts at his left."""
-    engine = family(rules)
-    order = getattr(engine, "choosing_order", None)
-    if order is not None:
-        return tuple(order(rules, tuple(names), seed))
-    dealer = engine.first_dealer(rules, tuple(names), seed)  # type: ignore[attr-defined]
+    """The seats in choosing order for the deal ``seed`` will give: clockwise from
+    the left neighbour of the first dealer, whom the pile family draws from the
+    seed exactly as its ``from_seed`` does (``games.pile.deal.first_dealer``)."""
+    family(rules)  # ValueError if no engine plays the game
+    deal = importlib.import_module("durak.games.pile.deal")
+    dealer = int(deal.first_dealer(tuple(names), seed))
     n = len(names)
-    return tuple((dealer + 1 + k) % n for k in range(n))
+    return tuple((dealer + k) % n for k in range(1, n + 1))
 
 
 def first_free(choice: SuitChoice) -> str:
