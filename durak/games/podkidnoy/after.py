@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...view import Outcome
-from . import bout
+from . import blind, bout, english
 
 if TYPE_CHECKING:
     from .game import Podkidnoy
@@ -24,26 +24,67 @@ def close_bout(g: Podkidnoy) -> None:
             cards |= 1 << c
     taken = g.taking
     if taken:
+        if g.varied and g.rules.partial_defence:
+            cards = discard_covered(g)
         g.hands[defender] |= cards
     else:
         g.discard += len(g.table) + len(g.covers)
         g.discard_mask |= cards
+        if g.rules.show_last_discard:
+            note_discard(g, g.table, g.covers)
+    arrived = blind.taken_order(g) if g.varied else None
     g.table, g.covers = [], []
     g.open = 0
     g.first_bout = False
+    stock = list(g.stock) if arrived is not None else None
     refill(g, attacker, defender)
     if not g.stock:
         hands = g.hands
         for s in range(g.n):
             if not hands[s]:
                 g.out[s] = True
+    if stock is not None and arrived is not None:
+        blind.arrived(g, arrived, stock)
     if finished(g):
         return
     if taken:
         nxt = g.next_active(defender)
     else:
         nxt = defender if not g.out[defender] else g.next_active(defender)
+    if g.varied and g.rules.english:
+        english.start_bout(g, nxt, defender if taken else -1)
+        return
     bout.begin(g, nxt)
+
+
+def discard_covered(g: Podkidnoy) -> int:
+    """VARIANTS.md 4.1 (``partial_defence``): on a take the covered attack cards
+    and their covers go to the discard; the rest (a mask) is picked up."""
+    kept = 0
+    for a, c in zip(g.table, g.covers, strict=True):
+        if c >= 0:
+            g.discard += 2
+            g.discard_mask |= 1 << a | 1 << c
+        else:
+            kept |= 1 << a
+    if g.rules.show_last_discard and kept.bit_count() < len(g.table):
+        pairs = [(a, c) for a, c in zip(g.table, g.covers, strict=True) if c >= 0]
+        note_discard(g, [a for a, _ in pairs], [c for _, c in pairs])
+    return kept
+
+
+def return_bout(g: Podkidnoy) -> None:
+    """VARIANTS.md 6.2 (``return_last_card``): every attack card goes back to the
+    attacker; nothing is discarded or taken; the defender opens against him.
+    Nothing is left to draw and both still hold cards, so nobody leaves."""
+    attacker, defender = g.attacker, g.defender
+    for c in g.table:
+        g.hands[attacker] |= 1 << c
+    g.table, g.covers = [], []
+    g.open = 0
+    g.first_bout = False
+    g.return_used = True
+    bout.begin(g, defender)
 
 
 def refill(g: Podkidnoy, attacker: int, defender: int) -> None:
@@ -65,6 +106,14 @@ def refill(g: Podkidnoy, attacker: int, defender: int) -> None:
         while need > 0 and stock:
             hands[s] |= 1 << stock.pop()
             need -= 1
+    if not stock and g.second_trump >= 0:
+        g.trump = g.second_trump >> 4  # trump_change: the second trump card was drawn
+
+
+def note_discard(g: Podkidnoy, table: list[int], covers: list[int]) -> None:
+    """``show_last_discard`` (VARIANTS.md section 10): the pairs of the latest bout
+    that discarded any, in table order (covers ``-1`` for none)."""
+    g.last_discard = tuple(zip(table, covers, strict=True))
 
 
 def finished(g: Podkidnoy) -> bool:

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from ...actions import (
     EXCHANGE_TRUMP,
     PASS,
+    RETURN_CARD,
     TAKE,
     Action,
     Attack,
     Defend,
     ExchangeTrump,
     Pass,
+    ReturnCard,
     ShowTrump,
     Take,
     Transfer,
@@ -29,10 +31,12 @@ from ...actions import (
 from ...cards import (
     BEATERS,
     RANK_LANES,
+    SUIT_LANE,
     Card,
     beaters_mask,
     card_of,
     cards_of,
+    deck_mask,
     lowest_rank,
     of_ranks,
     ranks_of,
@@ -51,12 +55,30 @@ if TYPE_CHECKING:
 def limit_for(g: Podkidnoy, defender: int) -> int:
     """``L = min(cap, cards in the defender's hand)`` (RULES.md section 4)."""
     held = g.hands[defender].bit_count()
-    cap = 6
+    if g.varied and g.rules.blind:
+        return min(1, held)  # VARIANTS.md 3.4: one card against one
+    cap = g.rules.bout_limit  # VARIANTS.md section 10: 6, or 5
     if not g.stock and not g.rules.six_cap_after_stock:
         cap = held
     if g.first_bout:
         cap = min(cap, g.rules.first_bout_limit)
     return min(cap, held)
+
+
+def plain_beaters(g: Podkidnoy) -> tuple[int, ...]:
+    """``table[card]``: every card that beats ``card`` by the rules of beating. With
+    ``japanese`` a club is beaten only by a higher club (VARIANTS.md 8.3)."""
+    return (JAPANESE_BEATERS if g.rules.japanese else BEATERS)[g.trump]
+
+
+def _japanese_beaters(card: int, trump: int) -> int:
+    if card >> 4 == CLUBS:
+        return ((SUIT_LANE << ((card & 15) + 1)) & SUIT_LANE) << (16 * CLUBS)
+    return beaters_mask(card, trump)
+
+
+CLUBS = 3
+JAPANESE_BEATERS = tuple(tuple(_japanese_beaters(i, t) for i in range(64)) for t in range(4))
 
 
 def begin(g: Podkidnoy, attacker: int) -> None:
@@ -69,6 +91,7 @@ def begin(g: Podkidnoy, attacker: int) -> None:
     g.open = g.table_ranks = 0
     g.taking = g.primary_passed = False
     g.passed = g.shown = 0
+    g.transferred = False
 
 
 def can_throw(g: Podkidnoy, seat: int) -> bool:
@@ -149,7 +172,9 @@ def verify_attack(g: Podkidnoy, seat: int, action: Attack) -> int:
         if seat != g.attacker:
             raise IllegalAction("not_your_turn", f"{g.players[g.attacker]} opens")
         mask = hand_mask(g, seat, cards)
-        if ranks_of(mask).bit_count() != 1:
+        if g.varied:
+            check_opening(g, mask, len(cards))
+        elif ranks_of(mask).bit_count() != 1:
             raise IllegalAction("mixed_ranks", "an opening is one card or cards of one rank")
     else:
         if not may_throw(g, seat):
@@ -162,6 +187,23 @@ def verify_attack(g: Podkidnoy, seat: int, action: Attack) -> int:
     return mask
 
 
+def check_opening(g: Podkidnoy, mask: int, size: int) -> None:
+    """An opening's shape under VARIANTS.md (12.6: ``opening_size``, then
+    ``mixed_ranks`` or ``mixed_suits``; the limit is checked after)."""
+    rules = g.rules
+    if rules.blind and size != 1:
+        raise IllegalAction("opening_size", "blind: an opening is exactly one card")
+    if rules.english and size != (1 if g.single_lead else 2):
+        if g.single_lead:
+            raise IllegalAction("opening_size", "nobody can open with a pair: lead one card")
+        raise IllegalAction("opening_size", "an opening is exactly two cards of one rank")
+    if rules.damka:
+        if sum(1 for s in range(4) if mask & suit_mask(s)) != 1:
+            raise IllegalAction("mixed_suits", "damka: an opening is cards of one suit")
+    elif ranks_of(mask).bit_count() != 1:
+        raise IllegalAction("mixed_ranks", "an opening is one card or cards of one rank")
+
+
 def do_attack(g: Podkidnoy, seat: int, action: Attack, mask: int) -> None:
     g.hands[seat] &= ~mask
     for c in action.cards:
@@ -169,6 +211,8 @@ def do_attack(g: Podkidnoy, seat: int, action: Attack, mask: int) -> None:
         g.covers.append(-1)
     g.open += len(action.cards)
     g.table_ranks |= 1 << (action.cards[0].id & 15)
+    if g.varied:
+        g.table_ranks |= ranks_of(mask)  # damka: an opening may hold several ranks
     g.passed = 0
 
 
@@ -184,9 +228,49 @@ def verify_defend(g: Podkidnoy, seat: int, action: Defend) -> int:
         index = -1
     if index < 0 or g.covers[index] != -1:
         raise IllegalAction("not_on_table", f"{attack} is not an uncovered attack card")
-    if not beaters_mask(attack.id, g.trump) >> card.id & 1:
+    if g.varied:
+        if not g.rules.blind and not covers(g, attack.id, card.id):
+            raise IllegalAction("cannot_beat", f"{card} does not beat {attack}")
+        return index
+    if not beaters_table(g)[attack.id] >> card.id & 1:
         raise IllegalAction("cannot_beat", f"{card} does not beat {attack}")
     return index
+
+
+#: The queen of spades (VARIANTS.md 7.2, ``damka``: nothing covers it).
+QUEEN_OF_SPADES = 12
+
+
+def covers(g: Podkidnoy, attack: int, card: int) -> bool:
+    """Whether ``card`` beats ``attack`` (RULES.md section 4, ``japanese``'s clubs;
+    with ``damka`` the queen of spades as an attack card is beaten by nothing)."""
+    if attack == QUEEN_OF_SPADES and g.rules.damka:
+        return False
+    return bool(plain_beaters(g)[attack] >> card & 1)
+
+
+def beaters_table(g: Podkidnoy) -> Sequence[int]:
+    """Per attack card, the cards that may answer it (``legal``'s and ``verify``'s
+    table): the rules of beating, with ``damka``'s queen of spades, or under
+    ``blind`` any card."""
+    if not g.varied:
+        return plain_beaters(g)
+    if g.rules.blind:
+        return _ANY_CARD
+    beaters = plain_beaters(g)
+    if g.rules.damka:
+        key = (g.trump, g.rules.japanese is not None)
+        damka = _DAMKA.get(key)
+        if damka is None:
+            damka = _DAMKA[key] = (*beaters[:QUEEN_OF_SPADES], 0, *beaters[QUEEN_OF_SPADES + 1 :])
+        return damka
+    return beaters
+
+
+_DAMKA: dict[tuple[int, bool], tuple[int, ...]] = {}  # damka's tables, by trump and japanese
+
+
+_ANY_CARD = (deck_mask(52),) * 64
 
 
 def do_defend(g: Podkidnoy, seat: int, action: Defend, index: int) -> None:
@@ -196,12 +280,16 @@ def do_defend(g: Podkidnoy, seat: int, action: Defend, index: int) -> None:
     g.open -= 1
     g.table_ranks |= 1 << (card & 15)
     g.passed = 0
+    if g.varied and g.rules.blind and not covers(g, action.attack.id, card):
+        g.taking = True  # VARIANTS.md 3.5: a failed answer; he takes both cards
 
 
 def verify_take(g: Podkidnoy, seat: int, action: Take) -> None:
     check_turn(g, seat)
     if seat != g.defender:
         raise IllegalAction("not_your_turn", f"{g.players[seat]} is not defending")
+    if g.varied and g.rules.blind:
+        raise IllegalAction("cannot_take", "blind: the defender answers with a card, never takes")
     if g.taking or not g.open:
         raise IllegalAction("cannot_take", "nothing to take: no uncovered card, or taking")
 
@@ -255,9 +343,38 @@ def do_transfer(
         g.shown |= 1 << card
     g.defender, g.limit = target
     g.attacker = seat
+    g.transferred = True
     g.throwers = g.throwers_for(seat, g.defender)
     g.passed = 0
     g.primary_passed = False
+
+
+def may_return(g: Podkidnoy) -> bool:
+    """VARIANTS.md 6.1: the situation allows ``return_card`` (the defender's
+    right to act aside): two active players, nothing to draw, the attacker's
+    hand empty, nothing covered, no transfer in this bout, no return yet."""
+    return (
+        not g.stock
+        and not g.hands[g.attacker]
+        and g.open == len(g.table)
+        and not g.return_used
+        and not g.transferred
+        and g.out.count(False) == 2
+    )
+
+
+def verify_return(g: Podkidnoy, seat: int, action: ReturnCard) -> None:
+    check_turn(g, seat)
+    if seat != g.defender or g.taking or not g.table:
+        raise IllegalAction("not_your_turn", f"{g.players[seat]} is not defending now")
+    if not g.rules.return_last_card:
+        raise IllegalAction("variant_off", "these rules have no return_card")
+    if not may_return(g):
+        raise IllegalAction("cannot_return", "the cards on the table may not be returned now")
+
+
+def do_return(g: Podkidnoy, seat: int, action: ReturnCard, _: None) -> None:
+    after.return_bout(g)
 
 
 def lowest_trump(g: Podkidnoy) -> int:
@@ -271,14 +388,21 @@ def verify_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump) -> None:
     if not g.rules.trump_exchange:
         raise IllegalAction("variant_off", "these rules have no trump exchange")
     hand_mask(g, seat, (card_of(lowest_trump(g)),))
-    if len(g.stock) < 2:
+    if exchange_room(g) < 2:
         raise IllegalAction("cannot_exchange", "the stock is too small to exchange the trump")
 
 
+def exchange_room(g: Podkidnoy) -> int:
+    """The stock and the trump card, not ``trump_change``'s second trump card under
+    them (VARIANTS.md 1.5): the exchange concerns the face-up card."""
+    return len(g.stock) - g.second_hidden()
+
+
 def do_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump, _: None) -> None:
-    low, old = lowest_trump(g), g.stock[0]
+    at = int(g.second_hidden())  # the trump card lies on the second trump card
+    low, old = lowest_trump(g), g.stock[at]
     g.hands[seat] = (g.hands[seat] & ~(1 << low)) | (1 << old)
-    g.stock[0] = g.trump_card = low
+    g.stock[at] = g.trump_card = low
 
 
 def refuse_other_game(g: Podkidnoy, seat: int, action: Action) -> None:
@@ -301,6 +425,7 @@ HANDLERS: dict[type, tuple[_Verify, _Do]] = {
     Transfer: (verify_transfer, do_transfer),
     ShowTrump: (verify_transfer, do_transfer),
     ExchangeTrump: (verify_exchange, do_exchange),
+    ReturnCard: (verify_return, do_return),
 }
 
 
@@ -343,22 +468,27 @@ def legal(g: Podkidnoy, seat: int) -> list[Action]:
     if not g.table:
         if seat != g.attacker:
             return acts
+        if g.varied and (g.rules.blind or g.rules.english or g.rules.damka):
+            return variant_openings(g, hand)
         ranks, limit = ranks_of(hand), g.limit
         while ranks:
             low = ranks & -ranks
             acts.extend(_attacks(hand & (low * RANK_LANES), limit, None))
             ranks ^= low
-        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
+        if g.rules.trump_exchange and exchange_room(g) >= 2 and hand >> lowest_trump(g) & 1:
             acts.append(EXCHANGE_TRUMP)
         return acts
     if seat == g.defender:
         if not g.taking and g.open:
             trump = g.trump
-            beaters = BEATERS[trump]
+            beaters = beaters_table(g)
             for a, c in zip(g.table, g.covers, strict=True):
                 if c == -1:
                     acts.extend(_defends(a, hand & beaters[a]))
-            acts.append(TAKE)
+            if not g.varied:
+                acts.append(TAKE)
+            else:
+                acts.extend(variant_defender_extras(g))
             if g.rules.transfer:
                 same = hand & of_ranks(1 << (g.table[0] & 15))
                 if same and transfer_target(g, seat, 1) is not None:
@@ -371,6 +501,46 @@ def legal(g: Podkidnoy, seat: int) -> list[Action]:
     if may_throw(g, seat) and can_throw(g, seat):
         room = g.limit - len(g.table)
         acts.extend(_attacks(hand & of_ranks(g.table_ranks), room, PASS))
+    return acts
+
+
+def variant_openings(g: Podkidnoy, hand: int) -> list[Action]:
+    """The openings of ``blind`` (one card), ``english`` (a pair, or one card
+    when nobody can open with a pair) and ``damka`` (cards of one suit), with
+    the same shapes :func:`check_opening` accepts."""
+    rules, limit = g.rules, g.limit
+    acts: list[Action] = []
+    if rules.blind or (rules.english and g.single_lead):
+        acts.extend(Attack((c,)) for c in cards_of(hand))
+    elif rules.english:
+        ranks = ranks_of(hand)
+        while ranks:
+            low = ranks & -ranks
+            group = hand & (low * RANK_LANES)
+            if group.bit_count() >= 2 and limit >= 2:
+                acts.extend(
+                    a
+                    for a in _attacks(group, 2, None)
+                    if isinstance(a, Attack) and len(a.cards) == 2
+                )
+            ranks ^= low
+    else:  # damka
+        for suit in range(4):
+            mine = hand & suit_mask(suit)
+            if mine:
+                acts.extend(_attacks(mine, limit, None))
+        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
+            acts.append(EXCHANGE_TRUMP)
+    return acts
+
+
+def variant_defender_extras(g: Podkidnoy) -> list[Action]:
+    """The defender's other choices: ``take`` (never under ``blind``) and
+    ``return_card`` when :func:`may_return` allows it."""
+    rules = g.rules
+    acts: list[Action] = [] if rules.blind else [TAKE]
+    if rules.return_last_card and may_return(g):
+        acts.append(RETURN_CARD)
     return acts
 
 

@@ -20,7 +20,8 @@ from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome, SeatInfo, View
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series
-from . import bout, deal
+from . import blind, bout, deal
+from . import match as matches
 from . import snapshot as snapshots
 
 
@@ -39,24 +40,39 @@ class Podkidnoy(Game):
         "defender",
         "discard",
         "discard_mask",
+        "end_reason",
         "first_bout",
         "hands",
+        "last_discard",
         "limit",
+        "match",
+        "no_pair",
         "open",
         "opener",
         "opener_card",
         "opener_reason",
         "out",
+        "out_of_play",
         "passed",
+        "positions",
         "primary_passed",
+        "return_used",
+        "second_trump",
+        "seen",
         "shown",
+        "single_lead",
+        "slots",
         "stock",
         "table",
         "table_ranks",
+        "taker",
         "taking",
         "throwers",
+        "transferred",
         "trump",
         "trump_card",
+        "varied",
+        "window",
     )
 
     rules: Rules
@@ -89,6 +105,22 @@ class Podkidnoy(Game):
     opener: int
     opener_reason: str
     opener_card: int
+    second_trump: int  # trump_change: the second trump card (-1 if none or unknown)
+    out_of_play: int  # sprint: the cards after the deal, out of play (a mask)
+    match: matches.Match  # sprint: the match before this deal
+    last_discard: tuple[tuple[int, int], ...]  # show_last_discard: the latest discarded pairs
+    # VARIANTS.md, the bout side
+    varied: bool  # blind, partial_defence, english, return_last_card or damka is on
+    slots: list[list[int]] | None  # blind: each hand in slot order (may list cards gone since)
+    seen: list[int]  # blind: per seat, the cards of his own hand he has seen face up
+    taker: int  # english: who took the cards of the bout just ended (-1: nobody)
+    no_pair: tuple[int, ...]  # english: the seats the lead passed over (no pair)
+    single_lead: bool  # english: nobody could open with a pair: one card is led
+    positions: set[tuple[int, tuple[int, ...]]]  # english: (designated opener, hands) seen
+    window: tuple[int, int]  # english: (discard, stock) while ``positions`` are kept
+    end_reason: str | None  # "repetition": english's draw by a repeated position
+    return_used: bool  # return_last_card: the game's one return has been used
+    transferred: bool  # a transfer or show_trump happened in this bout
 
     def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         """Use a constructor: :meth:`from_seed`, :meth:`from_deck` or :meth:`from_position`."""
@@ -117,6 +149,26 @@ class Podkidnoy(Game):
         self.dealer = self.opener = self.opener_card = self.trump_card = -1
         self.opener_reason = deal.OPENER_POSITION
         self.trump = 0
+        self.second_trump = -1
+        self.out_of_play = 0
+        self.match = matches.NO_MATCH
+        self.last_discard = ()
+        self.varied = (
+            rules.blind
+            or rules.partial_defence
+            or rules.english
+            or rules.return_last_card
+            or rules.damka
+        )
+        self.slots = [[] for _ in names] if rules.blind else None
+        self.seen = [0] * self.n
+        self.taker = -1
+        self.no_pair = ()
+        self.single_lead = False
+        self.positions = set()
+        self.window = (-1, -1)
+        self.end_reason = None
+        self.return_used = self.transferred = False
 
     # ---- construction ---------------------------------------------------------
 
@@ -136,6 +188,8 @@ class Podkidnoy(Game):
         names = tuple(players)
         series = series or Series()
         loser: int | None = None
+        if rules.sprint:
+            return cls._sprint_deal(rules, names, cards, rng, series)
         if series.kind == FIRST:
             dealer = rng.randrange(len(names))
         elif series.kind == AFTER_LOSS:
@@ -151,6 +205,26 @@ class Podkidnoy(Game):
         return cls.from_deck(rules, names, cards, dealer, series.kind, loser)
 
     @classmethod
+    def _sprint_deal(
+        cls,
+        rules: Rules,
+        names: tuple[str, ...],
+        cards: list[Card],
+        rng: random.Random,
+        series: Series,
+    ) -> Podkidnoy:
+        """VARIANTS.md 2.4-2.5: a match's first deal draws its dealer from the seed;
+        a later one (``series.match`` given, from the previous deal's
+        :meth:`next_game`) seats ``series.players`` and is dealt by ``series.dealer``."""
+        if series.match is None:
+            return cls.from_deck(rules, names, cards, rng.randrange(len(names)))
+        seated = series.players if series.players is not None else names
+        if not set(seated) <= set(names) or series.dealer not in seated:
+            raise ValueError("the next deal seats the match's players, dealt by one of them")
+        match = matches.read(series.match, seated)
+        return cls.from_deck(rules, seated, cards, seated.index(series.dealer), match=match)
+
+    @classmethod
     def from_deck(
         cls,
         rules: Rules,
@@ -159,9 +233,13 @@ class Podkidnoy(Game):
         dealer: int,
         series: str = FIRST,
         previous_loser: int | None = None,
+        match: matches.Match | None = None,
     ) -> Podkidnoy:
-        """Deal an explicit deck order (top card first), RULES.md sections 2 and 3."""
+        """Deal an explicit deck order (top card first), RULES.md sections 2 and 3
+        (with ``sprint``: VARIANTS.md section 2; ``match`` is the match so far)."""
         game = cls(rules, players)
+        if rules.sprint:
+            game.match = match or matches.fresh(game.players)
         deal.deal(game, order, dealer, series, previous_loser)
         return game
 
@@ -189,6 +267,11 @@ class Podkidnoy(Game):
             dealer = names.index(start["dealer"])
             series = start.get("series", FIRST)
             loser = start.get("previous_loser")
+            if rules.sprint:  # VARIANTS.md 12.2: series and previous_loser are not used
+                match = matches.read(start.get("match"), tuple(names))
+                return cls.from_deck(rules, names, order, dealer, match=match)
+            if "match" in start:
+                raise MalformedRecord("match belongs to sprint")
             return cls.from_deck(
                 rules, names, order, dealer, series, None if loser is None else names.index(loser)
             )
@@ -221,7 +304,22 @@ class Podkidnoy(Game):
         game.start = self.start
         game.dealer, game.opener = self.dealer, self.opener
         game.opener_reason, game.opener_card = self.opener_reason, self.opener_card
+        game.second_trump = self.second_trump
+        game.out_of_play = self.out_of_play
+        game.match = self.match
+        game.last_discard = self.last_discard
+        if self.varied:
+            self._clone_variants(game)
         return game
+
+    def _clone_variants(self, game: Podkidnoy) -> None:
+        """The VARIANTS.md state of the bout side, copied (only when one is on)."""
+        game.slots = None if self.slots is None else [list(s) for s in self.slots]
+        game.seen = list(self.seen)
+        game.taker, game.no_pair, game.single_lead = self.taker, self.no_pair, self.single_lead
+        game.positions, game.window = set(self.positions), self.window
+        game.end_reason = self.end_reason
+        game.return_used, game.transferred = self.return_used, self.transferred
 
     # ---- seats -------------------------------------------------------------------
 
@@ -245,6 +343,8 @@ class Podkidnoy(Game):
 
     def throwers_for(self, attacker: int, defender: int) -> int:
         """Seat bitmask of who may throw in (RULES.md section 4, ``throw_in``)."""
+        if self.varied and self.rules.blind:
+            return 0  # VARIANTS.md 3.4: nobody throws in
         teams = self.rules.teams
         if self.rules.throw_in == "all":
             mask = 0
@@ -286,6 +386,8 @@ class Podkidnoy(Game):
         """A thrower passes, the defender takes, the opener plays his lowest
         card (a plain one if he has one)."""
         legal = bout.legal(self, seat)
+        if self.varied and (self.rules.blind or self.rules.english):
+            return self._variant_timeout(seat, legal)
         if not self.table and seat == self.attacker:
             trump = Suit(self.trump)
             hand = self.hand(seat)
@@ -295,6 +397,26 @@ class Podkidnoy(Game):
             if wanted in legal:
                 return wanted
         return legal[0]
+
+    def _variant_timeout(self, seat: int, legal: list[Action]) -> Action:
+        """``blind``: the first slot, as an opening or an answer (he cannot see
+        his cards, so the clock picks none for him); ``english``: the lowest
+        pair, or one lowest card when nobody can open with a pair."""
+        if self.rules.blind:
+            return blind.slot_action(self, seat, 0)
+        if not self.table and seat == self.attacker:
+            trump = Suit(self.trump)
+            openings = [a for a in legal if isinstance(a, Attack)]
+            return min(
+                openings, key=lambda a: (a.cards[0].suit == trump, int(a.cards[0].rank), str(a))
+            )
+        for wanted in (Take(), Pass()):
+            if wanted in legal:
+                return wanted
+        return legal[0]
+
+    def slot_action(self, seat: int, slot: int) -> Action:
+        return blind.slot_action(self, seat, slot)
 
     # ---- asking ------------------------------------------------------------------
 
@@ -323,10 +445,11 @@ class Podkidnoy(Game):
         others); ``seat=None`` is the public view for a group message."""
         trump = Suit(self.trump)
         over = self.result is not None
+        hidden = self.slots is not None
         return View(
             seat=seat,
-            hand=self.hand(seat) if seat is not None else (),
-            legal=tuple(bout.legal(self, seat)) if seat is not None else (),
+            hand=self.hand(seat) if seat is not None and not hidden else (),
+            legal=tuple(bout.legal(self, seat)) if seat is not None and not hidden else (),
             seats=tuple(
                 SeatInfo(
                     s, self.players[s], self.hands[s].bit_count(), self.out[s], self.team_of(s)
@@ -335,7 +458,7 @@ class Podkidnoy(Game):
             ),
             trump=trump,
             trump_card=card_of(self.trump_card) if self.trump_card >= 0 else None,
-            trump_card_in_stock=bool(self.stock),
+            trump_card_in_stock=self.trump_card >= 0 and len(self.stock) > self.second_hidden(),
             stock=len(self.stock),
             discard=self.discard,
             table=tuple(
@@ -355,7 +478,28 @@ class Podkidnoy(Game):
             dealer=self.dealer if self.dealer >= 0 else None,
             outcome=self.result,
             moves=len(self.history),
+            second_trump_hidden=self.second_hidden(),
+            second_trump_card=(
+                card_of(self.second_trump) if self.second_trump >= 0 and not self.stock else None
+            ),
+            match=matches.view(self) if self.rules.sprint else None,
+            last_discard=(
+                tuple((card_of(a), card_of(c) if c >= 0 else None) for a, c in self.last_discard)
+                if self.rules.show_last_discard
+                else None
+            ),
+            slots=blind.own_slots(self, seat) if hidden and seat is not None else None,
+            shown_hands=blind.shown_hands(self, seat) if hidden and seat is not None else (),
+            no_pair=self.no_pair,
+            single_lead=self.single_lead,
+            return_used=self.return_used,
+            end_reason=self.end_reason,
         )
+
+    def second_hidden(self) -> bool:
+        """``trump_change``: the second trump card still lies face down (it is the
+        bottom of the stock list, drawn last)."""
+        return self.second_trump >= 0 and bool(self.stock)
 
     # ---- records -------------------------------------------------------------------
 
@@ -382,6 +526,10 @@ class Podkidnoy(Game):
             return [self.players[s] for s in range(self.n) if self.out[s]]
         if key == "result":
             return self.result_json()
+        if key == "match" and self.rules.sprint:
+            return matches.expected(self)
+        if key == "return_used":
+            return self.return_used
         raise KeyError(key)
 
     def result_json(self) -> dict[str, Any] | None:
@@ -396,6 +544,13 @@ class Podkidnoy(Game):
 
     # ---- the next game of a series ---------------------------------------------
 
+    @property
+    def scored(self) -> Outcome | None:
+        """Sprint: the match's result once decided, or a knock-out deal's durak."""
+        if self.rules.sprint:
+            return matches.scored(self)
+        return self.result
+
     def next_game(self) -> Series:
         """The next game of the series.
 
@@ -405,6 +560,8 @@ class Podkidnoy(Game):
         """
         if self.result is None:
             raise ValueError("the game is not over")
+        if self.rules.sprint:
+            return matches.next_game(self)
         base = self.dealer if self.dealer >= 0 else 0
         if self.result.draw:
             return Series(AFTER_DRAW, dealer=self.players[base])

@@ -15,6 +15,7 @@ from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
+from . import match as matches
 
 if TYPE_CHECKING:
     from .game import Podkidnoy
@@ -32,7 +33,7 @@ def _cards(mask: int) -> list[str]:
 
 def write(game: Podkidnoy) -> dict[str, Any]:
     result = game.result
-    return {
+    data = {
         "format": FORMAT,
         "rules": game.rules.to_dict(),
         "players": list(game.players),
@@ -57,9 +58,77 @@ def write(game: Podkidnoy) -> dict[str, Any]:
         "opener": game.opener,
         "opener_reason": game.opener_reason,
         "opener_card": _card(game.opener_card),
+        "second_trump": _card(game.second_trump),
+        "out_of_play": _cards(game.out_of_play),
+        "match": game.match.to_json() if game.rules.sprint else None,
+        "last_discard": [[_card(a), _card(c)] for a, c in game.last_discard],
         "start": game.start,
         "history": [[seat, action.step()] for seat, action in game.history],
     }
+    if game.varied:
+        data.update(_write_variants(game))
+    return data
+
+
+def _write_variants(game: Podkidnoy) -> dict[str, Any]:
+    """VARIANTS.md's bout-side state (only when one of those options is on)."""
+    return {
+        "slots": None if game.slots is None else [[_card(c) for c in s] for s in game.slots],
+        "seen": [_cards(m) for m in game.seen],
+        "taker": game.taker,
+        "no_pair": list(game.no_pair),
+        "single_lead": game.single_lead,
+        "positions": sorted(
+            [opener, [_cards(h) for h in hands]] for opener, hands in game.positions
+        ),
+        "end_reason": game.end_reason,
+        "return_used": game.return_used,
+        "transferred": game.transferred,
+    }
+
+
+def _read_bout_variants(game: Podkidnoy, data: dict[str, Any]) -> None:
+    """The inverse of :func:`_write_variants`; a snapshot written without the
+    options' state (none was on) keeps the defaults."""
+    n = game.n
+    if game.slots is not None:
+        slots = data.get("slots")
+        if slots is not None:
+            if not isinstance(slots, list) or len(slots) != n:
+                raise MalformedRecord("slots must list every seat")
+            game.slots = [[parse_card(t).id for t in s] for s in slots]
+        else:
+            game.slots = [[i for i in range(64) if h >> i & 1] for h in game.hands]
+        for s in range(n):
+            held = [c for c in game.slots[s] if game.hands[s] >> c & 1]
+            if sum(1 << c for c in held) != game.hands[s] or len(set(held)) != len(held):
+                raise MalformedRecord("the slots do not hold the hand")
+    seen = data.get("seen", [[] for _ in range(n)])
+    if not isinstance(seen, list) or len(seen) != n:
+        raise MalformedRecord("seen must list every seat")
+    game.seen = [_mask(t)[0] for t in seen]
+    game.taker = _seat(data.get("taker", -1), n, allow_none=True)
+    no_pair = data.get("no_pair", [])
+    if not isinstance(no_pair, list):
+        raise MalformedRecord("no_pair must be a list of seats")
+    game.no_pair = tuple(_seat(s, n) for s in no_pair)
+    game.single_lead = _bool(data.get("single_lead", False))
+    positions = data.get("positions", [])
+    if not isinstance(positions, list):
+        raise MalformedRecord("positions must be a list")
+    for entry in positions:
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], list):
+            raise MalformedRecord("a position is [opener, hands]")
+        if len(entry[1]) != n:
+            raise MalformedRecord("a position lists every hand")
+        game.positions.add((_seat(entry[0], n), tuple(_mask(h)[0] for h in entry[1])))
+    game.window = (game.discard, len(game.stock))
+    reason = data.get("end_reason")
+    if reason is not None and not isinstance(reason, str):
+        raise MalformedRecord("end_reason must be a string or null")
+    game.end_reason = reason
+    game.return_used = _bool(data.get("return_used", False))
+    game.transferred = _bool(data.get("transferred", False))
 
 
 def read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
@@ -142,8 +211,7 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
     full = deck_mask(game.rules.deck)
     if any(not full >> i & 1 for i in counted):
         raise MalformedRecord("a card is not in this deck")
-    if game.stock and game.stock[0] != game.trump_card:
-        raise MalformedRecord("the bottom of the stock is not the trump card")
+    _read_variants(game, data, counted)
     game.first_bout = _bool(data["first_bout"])
     game.taking = _bool(data["taking"])
     game.primary_passed = _bool(data["primary_passed"])
@@ -184,4 +252,34 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
         if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], dict):
             raise MalformedRecord("a history entry is [seat, step]")
         game.history.append((_seat(entry[0], n), action_from_step(entry[1])))
+    if game.varied:
+        _read_bout_variants(game, data)
     return game
+
+
+def _read_variants(game: Podkidnoy, data: dict[str, Any], counted: list[int]) -> None:
+    """VARIANTS.md state (missing in older snapshots: each key has its default),
+    and the bottom of the stock: the second trump card, then the trump card."""
+    st = data.get("second_trump")
+    game.second_trump = parse_card(st).id if st is not None else -1
+    if game.second_trump >= 0 and not game.rules.trump_change:
+        raise MalformedRecord("a second trump card without trump_change")
+    bottom = [game.second_trump] if game.second_trump >= 0 else []
+    if game.trump_card >= 0 and not game.rules.sprint:
+        bottom.append(game.trump_card)
+    if game.stock[: len(bottom)] != bottom[: len(game.stock)]:
+        raise MalformedRecord("the bottom of the stock is not the trump card")
+    game.out_of_play, _ = _mask(data.get("out_of_play", []))
+    if game.out_of_play & sum(1 << c for c in counted):
+        raise MalformedRecord("a card out of play is also in the game")
+    counted += [i for i in range(64) if game.out_of_play >> i & 1]
+    if any(not deck_mask(game.rules.deck) >> i & 1 for i in counted):
+        raise MalformedRecord("a card is not in this deck")
+    if game.rules.sprint:
+        game.match = matches.read(data.get("match"), game.players)
+    pairs = data.get("last_discard", [])
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise MalformedRecord("last_discard is a list of [attack, cover]")
+    game.last_discard = tuple(
+        (parse_card(a).id, parse_card(c).id if c is not None else -1) for a, c in pairs
+    )
