@@ -32,14 +32,13 @@ from .languages import Languages
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
-from .request import StreamRequest, UpdatesRequest
+from .request import AiohttpRequest, UpdatesRequest
+from .runner import ALLOWED_UPDATES
 from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DurakBot", "build_application", "setup_logging"]
-
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+__all__ = ["ALLOWED_UPDATES", "DurakBot", "build_application", "setup_logging"]
 
 
 def use_fast_event_loop() -> bool:
@@ -57,10 +56,34 @@ def use_fast_event_loop() -> bool:
     return True
 
 
-def setup_logging(level: str) -> None:
+class Redact(logging.Filter):
+    """Replaces every secret (the bot token) in a record's text: PTB quotes the token in
+    InvalidToken, and API URLs (which contain it) appear at DEBUG."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self._secrets = tuple(s for s in secrets if s)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        hidden = text
+        for secret in self._secrets:
+            hidden = hidden.replace(secret, "<token>")
+            if record.exc_text:
+                record.exc_text = record.exc_text.replace(secret, "<token>")
+        if hidden != text:
+            record.msg, record.args = hidden, None
+        return True
+
+
+def setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
     logging.basicConfig(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=getattr(logging, level)
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(Redact(secrets))
     # httpx logs every request URL at INFO, and the URL contains the bot token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
@@ -86,6 +109,8 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
+    hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -118,16 +143,23 @@ class DurakBot:
         self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
-        if self.lifecycle is not None:
-            await self.lifecycle.stop()
-        if self.timers is not None:
-            await self.timers.close()
-        if self.ai is not None:
-            self.ai.close()
-        if self.outbox is not None:
-            await self.outbox.stop(drain=True, timeout=5.0)
-        if self.service is not None:
-            await self.service.close()
+        """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
+        ``hurry`` is set: a second stop signal), and always close the database: an open
+        aiosqlite connection's thread would keep the process alive for ever."""
+        try:
+            if self.lifecycle is not None:
+                await self.lifecycle.stop()
+            if self.timers is not None:
+                await self.timers.close()
+            if self.ai is not None:
+                self.ai.close()
+            if self.outbox is not None:
+                await self.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
+        finally:
+            if self.service is not None:
+                await self.service.close()
+                self.service = None
+                log.info("database closed")
 
     def _register(self, app: Application) -> None:  # type: ignore[type-arg]
         h = self.handlers
@@ -264,7 +296,7 @@ def build_application(
         ApplicationBuilder()
         .token(config.token)
         .concurrent_updates(concurrency)
-        .request(StreamRequest(pool_size=pool, pool_timeout=10.0))
+        .request(AiohttpRequest(pool_size=pool, pool_timeout=10.0))
         .get_updates_request(UpdatesRequest(pool_size=1, pool_timeout=10.0))
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)

@@ -125,6 +125,21 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
     )
 
 
+def check_database(config: Config) -> None:
+    """The database's folder exists and can be written (before any network call): else a
+    start fails minutes later, on the first write, or after a restart loop."""
+    if "://" in config.db_path:  # a PostgreSQL URL: its server decides
+        return
+    path = os.path.abspath(config.db_path)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise ConfigError(f"DURAK_DB: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"DURAK_DB: the folder {folder} is not writable")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ConfigError(f"DURAK_DB: the file {path} is not writable")
+
+
 def _number(
     env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool = False
 ) -> float:

@@ -39,6 +39,7 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from .budget import MODES, GlobalCap, Metrics
+from .request import NotSent
 
 __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
@@ -241,18 +242,34 @@ class Outbox:
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._run(), name="outbox")
 
-    async def stop(self, drain: bool = True, timeout: float = 10.0) -> None:
-        """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out."""
+    async def stop(
+        self, drain: bool = True, timeout: float = 10.0, hurry: asyncio.Event | None = None
+    ) -> None:
+        """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out
+        (or until ``hurry`` is set). What is left unsent is logged at INFO, item by item
+        (chat, slot and method; never a text)."""
         if drain and self._worker is not None:
-            try:
-                await self.idle(timeout)
-            except TimeoutError:
-                _LOGGER.warning("outbox stopping with %d item(s) unsent", self._pending)
+            waits = [asyncio.ensure_future(self._idle.wait())]
+            if hurry is not None:
+                waits.append(asyncio.ensure_future(hurry.wait()))
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
         tasks = [*self._tasks, *([self._worker] if self._worker else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._worker = None
+        self._log_unsent()
+
+    def _log_unsent(self) -> None:
+        unsent = [(chat_id, item) for chat_id, chat in self._chats.items() for item in chat.queue]
+        for chat_id, item in unsent:
+            _LOGGER.info("outbox: unsent at stop: chat %s slot %s", chat_id, item.label)
+        if unsent:
+            _LOGGER.info("outbox stopped with %d item(s) unsent", len(unsent))
+        else:
+            _LOGGER.info("outbox stopped: everything queued was sent")
 
     def remember(self, chat_id: int, slot: str, message_id: int) -> None:
         """Seed a slot's message id (e.g. from the database after a restart)."""
@@ -688,6 +705,16 @@ class Outbox:
             )
 
     def _retry_network(self, chat: _Chat, item: _Item, exc: NetworkError) -> None:
+        if not isinstance(exc, NotSent) and item.method not in _IDEMPOTENT:
+            # the server may have acted on it: a second sendMessage would be a second message
+            _LOGGER.warning(
+                "chat %s slot %s: %s may have been sent (%s); not sent again",
+                chat.chat_id,
+                item.label,
+                item.method,
+                type(exc).__name__,
+            )
+            return
         item.attempts += 1
         if item.attempts > self._limits.network_retries:
             _LOGGER.warning(
@@ -706,6 +733,11 @@ class Outbox:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
         chat.ready_at = max(chat.ready_at, self._clock() + seconds)
         chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
+
+
+#: Calls that do no harm when the server gets them twice (an edit to the same content is
+#: "not modified"), so a network error after they may have been sent is retried.
+_IDEMPOTENT = frozenset({"editMessageText", "deleteMessage"})
 
 
 def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:

@@ -1,58 +1,77 @@
-"""The bot's HTTP client: python-telegram-bot's ``BaseRequest`` on plain asyncio streams.
+"""The bot's HTTP client: python-telegram-bot's ``BaseRequest`` on aiohttp.
 
 PTB's default ``HTTPXRequest`` spends about 1 ms of CPU per Bot API call in httpx, httpcore,
-h11 and anyio; a busy bot makes several calls per player action (the button's answer, the
-table, every player's panel), so the HTTP client was most of the bot's CPU (BENCHMARKS.md).
-This client speaks just the HTTP/1.1 the Bot API needs, over a pool of keep-alive connections
-per host: a JSON body, or multipart/form-data when a file is uploaded; a response with a
-Content-Length or a chunked body. TLS comes from :mod:`ssl` with the system's certificates.
+h11 and anyio; a busy bot makes several calls per player action, so the HTTP client was most
+of the bot's CPU (BENCHMARKS.md). The hand-written HTTP/1.1 client that replaced it was fast
+but got HTTP wrong in the corners (an interim ``103`` read as the answer, a stale ``408`` on
+an idle connection read as the next answer, a body delimited by the close truncated, no proxy,
+no second address). aiohttp is as fast (its parser is llhttp, in C) and gets those right;
+the session honours ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY`` (``trust_env``) as PTB's
+default client does, and connects with Happy Eyeballs (RFC 8305), so a black-holed first
+address (a broken IPv6 route) costs a quarter of a second, not the whole outage.
 
 Errors map onto PTB's: a timeout is :class:`~telegram.error.TimedOut`, anything the network or
-the peer did wrong is :class:`~telegram.error.NetworkError`. A request that finds its reused
-connection closed by the server before any answer byte is sent again once on a new
-connection (the server closed an idle connection, so it never read the request).
+the peer did wrong is :class:`~telegram.error.NetworkError`. When the request certainly never
+left (no free connection in time, no connection could be made) the error is also a
+:class:`NotSent`, which is what lets the outbox send it again: a request that may have reached
+the server is never sent twice by this module, except ``getUpdates`` (reading updates twice
+is harmless: the offset decides what comes back).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import ssl
-import uuid
-from collections.abc import Iterator
+import logging
+import time
+import urllib.request
 from typing import IO, Any
-from urllib.parse import urlsplit
 
+import aiohttp
+import aiohttp.helpers
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-__all__ = ["StreamRequest", "UpdatesRequest", "slim_updates"]
+__all__ = [
+    "AiohttpRequest",
+    "NotSent",
+    "NotSentError",
+    "NotSentTimeout",
+    "UpdatesRequest",
+    "slim_updates",
+]
 
-_Key = tuple[str, str, int]  # scheme, host, port
-_Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+log = logging.getLogger(__name__)
 
-MAX_HEADER_LINES = 100
-MAX_BODY = 64 * 1024 * 1024  # Bot API answers are small; files are downloaded elsewhere
+#: PTB's (read, write, connect, pool) timeouts and whether the request uploads a file.
+_TimeoutKey = tuple[float | None, float | None, float | None, float | None, bool]
 
-
-class _PeerError(Exception):
-    """The peer broke HTTP or the connection; ``nothing_received`` says that no byte of an
-    answer arrived, so that a request on a reused connection may be sent again."""
-
-    def __init__(self, message: str, nothing_received: bool = False) -> None:
-        super().__init__(message)
-        self.nothing_received = nothing_received
+#: Bot API answers are small (files are downloaded elsewhere); a bigger one is a broken peer.
+MAX_BODY = 64 * 1024 * 1024
+#: RFC 8305's recommended delay before the next address is tried.
+HAPPY_EYEBALLS_DELAY = 0.25
 
 
-class StreamRequest(BaseRequest):
-    """A ``BaseRequest`` with keep-alive connections on asyncio streams.
+class NotSent(Exception):
+    """Marks an error raised before any byte of the request left: sending again is safe."""
+
+
+class NotSentError(NotSent, NetworkError):
+    """No connection to the Bot API could be made; the request was not sent."""
+
+
+class NotSentTimeout(NotSent, TimedOut):
+    """No connection was free or could be made in time; the request was not sent."""
+
+
+class AiohttpRequest(BaseRequest):
+    """A ``BaseRequest`` on one :class:`aiohttp.ClientSession` with keep-alive connections.
 
     ``pool_size`` bounds the connections open at once (per request object: PTB uses one for
     getUpdates and one for everything else); a request waits up to ``pool_timeout`` for a
-    free one, then fails with :class:`TimedOut` without having been sent.
+    free one, then fails with :class:`NotSentTimeout`. ``resolver`` is aiohttp's (tests).
     """
 
     def __init__(
@@ -63,19 +82,23 @@ class StreamRequest(BaseRequest):
         connect_timeout: float | None = 5.0,
         pool_timeout: float | None = 1.0,
         media_write_timeout: float | None = 20.0,
+        resolver: aiohttp.abc.AbstractResolver | None = None,
     ) -> None:
         if pool_size < 1:
             raise ValueError("pool_size must be positive")
         self._pool_size = pool_size
+        self._timeouts: dict[_TimeoutKey, aiohttp.ClientTimeout] = {}
         self._slots: asyncio.Semaphore | None = None
-        self._idle: dict[_Key, list[_Connection]] = {}
+        self._session: aiohttp.ClientSession | None = None
+        self._resolver = resolver
         self._read_timeout = read_timeout
         self._write_timeout = write_timeout
         self._connect_timeout = connect_timeout
         self._pool_timeout = pool_timeout
         self._media_write_timeout = media_write_timeout
-        self._ssl: ssl.SSLContext | None = None
         self._closed = False
+        self._proxies: dict[str, aiohttp.helpers.ProxyInfo] = {}
+        self._proxy_of: dict[tuple[str, str], aiohttp.helpers.ProxyInfo | None] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -83,15 +106,31 @@ class StreamRequest(BaseRequest):
 
     async def initialize(self) -> None:
         self._closed = False
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self._pool_size)
+        if self._session is None or self._session.closed:
+            # HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY, read once here as PTB's default
+            # client (httpx) does; aiohttp's own trust_env looks them and ~/.netrc up in a
+            # thread on every request, which cost more CPU than the whole request
+            self._proxies = aiohttp.helpers.proxies_from_env()
+            self._proxy_of.clear()
+            connector = aiohttp.TCPConnector(
+                limit=self._pool_size,
+                happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
+                resolver=self._resolver,
+                ttl_dns_cache=60,
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),  # the Bot API sets none
+                headers={"User-Agent": self.USER_AGENT, "Accept": "application/json"},
+                timeout=aiohttp.ClientTimeout(total=None),
+                raise_for_status=False,
+            )
 
     async def shutdown(self) -> None:
         self._closed = True
-        idle, self._idle = self._idle, {}
-        for connections in idle.values():
-            for _, writer in connections:
-                _close(writer)
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
 
     async def do_request(
         self,
@@ -104,110 +143,159 @@ class StreamRequest(BaseRequest):
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         if self._closed:
-            raise RuntimeError("this StreamRequest is shut down")
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self._pool_size)
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise NetworkError(f"unsupported URL scheme or host: {parts.scheme!r}")
-        key = (parts.scheme, parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
-        target = parts.path or "/"
-        if parts.query:
-            target += "?" + parts.query
+            raise RuntimeError("this request object is shut down")
+        if self._session is None:
+            await self.initialize()
+        if not url.startswith(("http://", "https://")):
+            raise NetworkError(f"unsupported URL scheme: {url.split(':', 1)[0]!r}")
         files = request_data is not None and request_data.contains_files
-        content_type, body = _encode(request_data)
-        head = (
-            f"{method} {target} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-            f"User-Agent: {self.USER_AGENT}\r\nAccept: application/json\r\n"
-            f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
-        ).encode("latin-1")
-        timeouts = (
+        key = (
             _pick(read_timeout, self._read_timeout),
             _pick(write_timeout, self._media_write_timeout if files else self._write_timeout),
             _pick(connect_timeout, self._connect_timeout),
+            _pick(pool_timeout, self._pool_timeout),
+            files,
         )
+        timeout = self._timeouts.get(key) or self._timeout(key)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._pool_size)
+        if self._slots.locked():  # only then a timer: the common case costs nothing
+            try:
+                async with asyncio.timeout(key[3]):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise NotSentTimeout(
+                    "Pool timeout: all connections are busy; the request was not sent"
+                ) from None
+        else:
+            await self._slots.acquire()
         try:
-            async with asyncio.timeout(_pick(pool_timeout, self._pool_timeout)):
-                await self._slots.acquire()
-        except TimeoutError:
-            raise TimedOut(
-                "Pool timeout: all connections are busy; the request was not sent"
-            ) from None
-        try:
-            status, answer = await self._exchange(key, head + body, timeouts)
+            return await self._attempts(url, method, request_data, timeout)
         finally:
             self._slots.release()
-        return status, self._answered(url, status, answer)
+
+    async def _attempts(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        timeout: aiohttp.ClientTimeout,
+    ) -> tuple[int, bytes]:
+        attempts = 2 if url.endswith("/getUpdates") else 1
+        for attempt in range(attempts):
+            try:
+                status, body = await self._exchange(url, method, request_data, timeout)
+                break
+            except (NotSent, TimedOut):
+                raise
+            except NetworkError:  # e.g. a keep-alive connection the server had closed
+                if attempt + 1 == attempts:
+                    raise
+        return status, self._answered(url, status, body)
+
+    async def _exchange(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        timeout: aiohttp.ClientTimeout,
+    ) -> tuple[int, bytes]:
+        assert self._session is not None
+        data, headers = _encode(request_data)
+        proxy = self._proxy(url)
+        try:
+            async with self._session.request(
+                method,
+                url,
+                data=data,
+                headers=headers,
+                timeout=timeout,
+                allow_redirects=False,
+                proxy=None if proxy is None else proxy.proxy,
+                proxy_auth=None if proxy is None else proxy.proxy_auth,
+            ) as response:
+                return response.status, await _body(response)
+        except aiohttp.ConnectionTimeoutError:
+            raise NotSentTimeout("timed out connecting to the Bot API; not sent") from None
+        except aiohttp.ClientConnectorError as exc:
+            raise NotSentError(f"cannot connect to the Bot API: {_describe(exc)}") from None
+        except (aiohttp.ServerTimeoutError, TimeoutError):
+            raise TimedOut() from None
+        except aiohttp.ClientError as exc:
+            raise NetworkError(f"Bot API connection failed: {_describe(exc)}") from None
+
+    def _timeout(self, key: _TimeoutKey) -> aiohttp.ClientTimeout:
+        """aiohttp's timeouts for PTB's (read, write, connect, pool), made once per kind.
+
+        The pool's wait is ours (a semaphore, timed only when it is full). aiohttp has no
+        write timeout: an upload's whole
+        exchange is bounded by the three instead; a JSON body is far smaller than the
+        socket's buffer, so its write never waits."""
+        read, write, connect, _pool, files = key
+        bound = None
+        if files and None not in (read, write, connect):
+            bound = (read or 0.0) + (write or 0.0) + (connect or 0.0)
+        timeout = aiohttp.ClientTimeout(total=bound, sock_connect=connect, sock_read=read)
+        self._timeouts[key] = timeout
+        return timeout
+
+    def _proxy(self, url: str) -> aiohttp.helpers.ProxyInfo | None:
+        """The environment's proxy for the URL's scheme and host (NO_PROXY honoured)."""
+        if not self._proxies:
+            return None
+        scheme, _, rest = url.partition("://")
+        host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+        key = (scheme, host)
+        if key not in self._proxy_of:
+            name = host.rsplit(":", 1)[0].strip("[]") if not host.endswith("]") else host[1:-1]
+            bypass = urllib.request.proxy_bypass(name)
+            self._proxy_of[key] = None if bypass else self._proxies.get(scheme)
+        return self._proxy_of[key]
 
     def _answered(self, url: str, status: int, body: bytes) -> bytes:
         """The answer's body as PTB gets it (a subclass may trim it)."""
         return body
 
-    async def _exchange(
-        self, key: _Key, request: bytes, timeouts: tuple[float | None, float | None, float | None]
+
+class UpdatesRequest(AiohttpRequest):
+    """The request object for getUpdates: it hands PTB each update without the parts of
+    a pressed button's message that the bot never reads (see :func:`slim_updates`), and
+    it logs an outage once: a WARNING when getUpdates first fails, an INFO when it works
+    again (PTB's polling loop would log a traceback per failed call, every second)."""
+
+    _outage_since: float | None = None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        read_timeout, write_timeout, connect_timeout = timeouts
-        while True:
-            reused, connection = await self._connection(key, connect_timeout)
-            reader, writer = connection
-            try:
-                async with asyncio.timeout(write_timeout):
-                    writer.write(request)
-                    await writer.drain()
-                async with asyncio.timeout(read_timeout):
-                    status, body, keep = await _read_response(reader)
-            except TimeoutError:
-                _close(writer)
-                raise TimedOut() from None
-            except OSError as exc:  # while writing
-                _close(writer)
-                if reused:
-                    continue  # an idle connection the server had closed: try a new one
-                raise NetworkError(f"Bot API connection failed: {exc!r}") from None
-            except _PeerError as exc:
-                _close(writer)
-                if reused and exc.nothing_received:
-                    continue
-                raise NetworkError(f"Bot API connection failed: {exc}") from None
-            except BaseException:  # cancelled mid-exchange: the connection is in an unknown state
-                _close(writer)
-                raise
-            if keep and not self._closed:
-                self._idle.setdefault(key, []).append(connection)
-            else:
-                _close(writer)
-            return status, body
-
-    async def _connection(
-        self, key: _Key, connect_timeout: float | None
-    ) -> tuple[bool, _Connection]:
-        idle = self._idle.get(key)
-        while idle:
-            connection = idle.pop()
-            if not connection[0].at_eof() and not connection[1].is_closing():
-                return True, connection
-            _close(connection[1])
-        scheme, host, port = key
-        context = None
-        if scheme == "https":
-            if self._ssl is None:
-                self._ssl = ssl.create_default_context()
-            context = self._ssl
         try:
-            async with asyncio.timeout(connect_timeout):
-                reader, writer = await asyncio.open_connection(
-                    host, port, ssl=context, limit=1 << 20
-                )
-        except TimeoutError:
-            raise TimedOut("timed out connecting to the Bot API") from None
-        except OSError as exc:
-            raise NetworkError(f"cannot connect to the Bot API: {exc!r}") from None
-        return False, (reader, writer)
-
-
-class UpdatesRequest(StreamRequest):
-    """The ``StreamRequest`` for getUpdates: it hands PTB each update without the parts of
-    a pressed button's message that the bot never reads (see :func:`slim_updates`)."""
+            answer = await super().do_request(
+                url,
+                method,
+                request_data,
+                read_timeout,
+                write_timeout,
+                connect_timeout,
+                pool_timeout,
+            )
+        except NetworkError as exc:
+            if self._outage_since is None and url.endswith("/getUpdates"):
+                self._outage_since = time.monotonic()
+                log.warning("cannot reach the Bot API: %s; retrying until it answers", exc.message)
+            raise
+        if self._outage_since is not None and answer[0] < 500:
+            log.info(
+                "the Bot API answers again, after %.0f s", time.monotonic() - self._outage_since
+            )
+            self._outage_since = None
+        return answer
 
     def _answered(self, url: str, status: int, body: bytes) -> bytes:
         if status == 200 and url.endswith("/getUpdates"):
@@ -239,40 +327,50 @@ def slim_updates(body: bytes) -> bytes:
     return json.dumps(answer, ensure_ascii=False).encode()
 
 
+async def _body(response: aiohttp.ClientResponse) -> bytes:
+    """The whole body (up to its Content-Length, its last chunk or the close), capped."""
+    length = response.content_length
+    if length is not None:
+        if length > MAX_BODY:
+            raise NetworkError("Bot API answer too large")
+        return await response.read()
+    body = bytearray()
+    async for chunk in response.content.iter_any():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise NetworkError("Bot API answer too large")
+    return bytes(body)
+
+
 def _pick(value: ODVInput[float], default: float | None) -> float | None:
     return default if isinstance(value, DefaultValue) else value
 
 
-def _close(writer: asyncio.StreamWriter) -> None:
-    with contextlib.suppress(Exception):
-        writer.close()
+def _describe(exc: BaseException) -> str:
+    """An aiohttp error without its URL: the URL holds the bot token."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"{type(exc).__name__}: {exc.os_error.strerror or type(exc.os_error).__name__}"
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"{type(exc).__name__}: {exc.status} {exc.message}"
+    return type(exc).__name__
 
 
-def _encode(request_data: RequestData | None) -> tuple[str, bytes]:
-    """(Content-Type, body): JSON, or multipart/form-data when the request uploads files."""
+_JSON = {"Content-Type": "application/json"}
+
+
+def _encode(request_data: RequestData | None) -> tuple[Any, dict[str, str] | None]:
+    """(body, headers): JSON, or multipart/form-data when the request uploads files."""
     if request_data is None:
-        return "application/json", b"{}"
+        return b"{}", _JSON
     if not request_data.contains_files:
-        return "application/json", request_data.json_payload
-    boundary = uuid.uuid4().hex
-    chunks: list[bytes] = []
+        return request_data.json_payload, _JSON
+    form = aiohttp.FormData(quote_fields=False)
     for name, value in request_data.json_parameters.items():
-        disposition = f'form-data; name="{_quote(name)}"'
-        chunks.append(f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode())
-        chunks.append(value.encode())
-        chunks.append(b"\r\n")
+        form.add_field(name, value)
     for name, field in request_data.multipart_data.items():
         filename, content, mimetype = _file_parts(field)
-        chunks.append(
-            (
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{_quote(name)}"; '
-                f'filename="{_quote(filename)}"\r\nContent-Type: {mimetype}\r\n\r\n'
-            ).encode()
-        )
-        chunks.append(content)
-        chunks.append(b"\r\n")
-    chunks.append(f"--{boundary}--\r\n".encode())
-    return f"multipart/form-data; boundary={boundary}", b"".join(chunks)
+        form.add_field(name, content, filename=filename, content_type=mimetype)
+    return form, None
 
 
 def _file_parts(field: Any) -> tuple[str, bytes, str]:
@@ -290,98 +388,3 @@ def _file_parts(field: Any) -> tuple[str, bytes, str]:
 def _read_all(stream: IO[bytes] | Any) -> bytes:
     data = stream.read()
     return data.encode() if isinstance(data, str) else bytes(data)
-
-
-def _quote(value: str) -> str:
-    """A multipart header parameter: no quotes or line breaks can break out of it."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ")
-
-
-async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes, bool]:
-    """(status, body, keep-alive) of one HTTP/1.1 response."""
-    try:
-        status_line = await reader.readline()
-    except OSError as exc:
-        raise _PeerError(repr(exc), nothing_received=True) from None
-    except ValueError:
-        raise _PeerError("status line too long") from None
-    if not status_line:
-        raise _PeerError("the server closed the connection", nothing_received=True)
-    fields = status_line.split(None, 2)
-    if len(fields) < 2 or not fields[0].startswith(b"HTTP/1.") or not fields[1].isdigit():
-        raise _PeerError("not an HTTP/1.x status line")
-    status = int(fields[1])
-    keep = fields[0] == b"HTTP/1.1"
-    length: int | None = None
-    chunked = False
-    for name, value in _headers(await _header_lines(reader)):
-        if name == b"content-length":
-            if not value.isdigit():
-                raise _PeerError("bad Content-Length")
-            length = int(value)
-        elif name == b"transfer-encoding":
-            chunked = b"chunked" in value.lower()
-        elif name == b"connection":
-            token = value.lower()
-            if b"close" in token:
-                keep = False
-            elif b"keep-alive" in token:
-                keep = True
-    try:
-        if chunked:
-            body = await _read_chunked(reader)
-        elif length is not None:
-            if length > MAX_BODY:
-                raise _PeerError("response too large")
-            body = await reader.readexactly(length)
-        elif status in (204, 304) or 100 <= status < 200:
-            body = b""
-        else:  # no length: the body runs to the end of the connection
-            body = await reader.read(MAX_BODY)
-            keep = False
-    except (asyncio.IncompleteReadError, OSError):
-        raise _PeerError("the connection broke mid-answer") from None
-    except (asyncio.LimitOverrunError, ValueError):
-        raise _PeerError("malformed chunked body") from None
-    return status, body, keep
-
-
-async def _header_lines(reader: asyncio.StreamReader) -> list[bytes]:
-    lines: list[bytes] = []
-    while True:
-        try:
-            line = await reader.readline()
-        except (OSError, ValueError):
-            raise _PeerError("the connection broke mid-headers") from None
-        if not line:
-            raise _PeerError("the server closed the connection mid-headers")
-        if line in (b"\r\n", b"\n"):
-            return lines
-        lines.append(line)
-        if len(lines) > MAX_HEADER_LINES:
-            raise _PeerError("too many header lines")
-
-
-def _headers(lines: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
-    for line in lines:
-        name, sep, value = line.partition(b":")
-        if not sep:
-            raise _PeerError("malformed header line")
-        yield name.strip().lower(), value.strip()
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    body = bytearray()
-    while True:
-        size_line = await reader.readline()
-        if not size_line:
-            raise asyncio.IncompleteReadError(bytes(body), None)
-        size = int(size_line.split(b";", 1)[0].strip(), 16)
-        if size == 0:
-            await _header_lines(reader)  # trailers, up to the blank line
-            return bytes(body)
-        if len(body) + size > MAX_BODY:
-            raise _PeerError("response too large")
-        body += await reader.readexactly(size)
-        if await reader.readexactly(2) != b"\r\n":
-            raise _PeerError("malformed chunked body")

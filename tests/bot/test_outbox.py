@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
 from bot.outbox import Outbox, SendLimits, retry_after_seconds
+from bot.request import NotSentError, NotSentTimeout
 from tests.fake_telegram import Chat, FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
@@ -453,21 +454,43 @@ async def test_worker_survives_an_unexpected_exception(
 async def test_network_errors_are_retried_then_dropped(
     make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Requests that never left (NotSent) are retried, up to network_retries."""
     tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     group = tg.add_group("Durak", [tg.add_user("Ann")])
-    bot = ProbeBot(tg, TimedOut(), NetworkError("connection reset"))
+    bot = ProbeBot(tg, NotSentTimeout(), NotSentError("connection refused"))
     async with running(tg, bot=bot) as outbox:
         outbox.send(group.id, "after two retries")
         await outbox.idle(5)
         assert texts(tg, group) == ["after two retries"] and bot.probe.calls == 3
         assert warnings_logged(caplog) == []
-        bot.probe.failures.extend(NetworkError("down") for _ in range(4))
+        bot.probe.failures.extend(NotSentError("down") for _ in range(4))
         outbox.send(group.id, "lost")
         outbox.send(group.id, "after the loss")
         await outbox.idle(5)
     assert texts(tg, group) == ["after two retries", "after the loss"]
     [warning] = warnings_logged(caplog)
     assert "4 network errors" in warning.getMessage()
+
+
+@async_test
+async def test_a_send_that_may_have_reached_telegram_is_not_sent_twice(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A read timeout or a hang-up after the request went out: Telegram may have posted the
+    message, so it is not posted again (a message twice); the operator sees a WARNING."""
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    bot = ProbeBot(tg, TimedOut(), NetworkError("connection reset"))
+    async with running(tg, bot=bot) as outbox:
+        outbox.send(group.id, "maybe one")
+        outbox.send(group.id, "maybe two")
+        outbox.send(group.id, "surely three")
+        await outbox.idle(5)
+    assert bot.probe.calls == 3 and texts(tg, group) == ["surely three"]
+    assert [w.getMessage().endswith("not sent again") for w in warnings_logged(caplog)] == [
+        True,
+        True,
+    ]
 
 
 @async_test

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -13,7 +15,7 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot.request import StreamRequest, UpdatesRequest, slim_updates
+from bot.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -76,7 +78,7 @@ async def keep_alive_echo(reader: asyncio.StreamReader, writer: asyncio.StreamWr
 @async_test
 async def test_json_requests_reuse_one_connection() -> None:
     async with serve(keep_alive_echo) as (url, connections):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
         for n in range(5):
             status, body = await request.do_request(
@@ -94,7 +96,7 @@ async def test_json_requests_reuse_one_connection() -> None:
 @async_test
 async def test_uploads_are_multipart() -> None:
     async with serve(keep_alive_echo) as (url, _):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
         data = params(chat_id=7, document=InputFile(b"\x00record\xff", filename='a"b.json'))
         _, body = await request.do_request(f"{url}/botT/sendDocument", "POST", data)
@@ -120,7 +122,7 @@ async def test_chunked_answer_and_connection_close() -> None:
         await writer.drain()
 
     async with serve(chunked) as (url, connections):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
         for _ in range(2):
             status, body = await request.do_request(f"{url}/botT/getMe", "POST")
@@ -139,7 +141,7 @@ async def test_an_idle_connection_closed_by_the_server_is_replaced() -> None:
         await writer.drain()
 
     async with serve(one_per_connection) as (url, connections):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
         for _ in range(3):
             await asyncio.sleep(0.05)  # the close reaches the client's idle connection
@@ -149,18 +151,41 @@ async def test_an_idle_connection_closed_by_the_server_is_replaced() -> None:
 
 
 @async_test
-async def test_a_reused_connection_that_hangs_up_unanswered_is_retried_once() -> None:
+async def test_a_post_that_may_have_reached_the_server_is_never_sent_again() -> None:
+    """A reused connection hung up after reading the request: the server may have acted on
+    it (a message sent), so it is a NetworkError that is not NotSent, and one request."""
+    requests: list[str] = []
+
     async def answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await read_request(reader)
+        requests.append((await read_request(reader))[0])
         writer.write(answer(b'{"ok": true}'))
         await writer.drain()
-        await read_request(reader)  # the next request on this connection: hang up unanswered
+        requests.append((await read_request(reader))[0])  # the next: hang up unanswered
+
+    async with serve(answer_once) as (url, _):
+        request = AiohttpRequest()
+        await request.initialize()
+        assert (await request.do_request(f"{url}/botT/sendMessage", "POST"))[0] == 200
+        with pytest.raises(NetworkError) as caught:
+            await request.do_request(f"{url}/botT/sendMessage", "POST")
+        assert not isinstance(caught.value, NotSent)
+        assert len(requests) == 2  # the second was not sent again
+        await request.shutdown()
+
+
+@async_test
+async def test_get_updates_is_sent_again_once_after_a_hang_up() -> None:
+    async def answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(answer(b'{"ok": true, "result": []}'))
+        await writer.drain()
+        await read_request(reader)
 
     async with serve(answer_once) as (url, connections):
-        request = StreamRequest()
+        request = UpdatesRequest()
         await request.initialize()
         for _ in range(3):
-            assert (await request.do_request(f"{url}/botT/getMe", "POST"))[0] == 200
+            assert (await request.do_request(f"{url}/botT/getUpdates", "POST"))[0] == 200
         assert len(connections) == 3  # requests 2 and 3 each went out again on a new one
         await request.shutdown()
 
@@ -171,12 +196,151 @@ async def test_a_connection_lost_after_the_request_is_a_network_error_when_fresh
         await read_request(reader)
 
     async with serve(hang_up) as (url, connections):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
-        with pytest.raises(NetworkError, match="closed the connection"):
+        with pytest.raises(NetworkError, match="Disconnected"):
             await request.do_request(f"{url}/botT/getMe", "POST")
         assert len(connections) == 1  # a fresh connection is not retried
         await request.shutdown()
+
+
+@async_test
+async def test_an_interim_103_is_not_the_answer() -> None:
+    """Each request gets its own answer: the 103 Early Hints before it is skipped."""
+
+    async def hints_first(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        n = 0
+        while (await read_request(reader))[0]:
+            n += 1
+            writer.write(b"HTTP/1.1 103 Early Hints\r\nLink: </x>; rel=preload\r\n\r\n")
+            writer.write(answer(json.dumps({"ok": True, "result": n}).encode()))
+            await writer.drain()
+
+    async with serve(hints_first) as (url, _):
+        request = AiohttpRequest()
+        await request.initialize()
+        for n in (1, 2, 3):
+            status, body = await request.do_request(f"{url}/botT/getMe", "POST")
+            assert (status, json.loads(body)["result"]) == (200, n)
+        await request.shutdown()
+
+
+@async_test
+async def test_a_stale_408_on_an_idle_connection_is_no_answer() -> None:
+    """A server that times an idle keep-alive connection out with an unsolicited 408 and
+    closes it: the next request is sent on a new connection and gets its own answer."""
+
+    async def time_out_idle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(answer(b'{"ok": true, "result": "first"}'))
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+
+    async with serve(time_out_idle) as (url, connections):
+        request = AiohttpRequest()
+        await request.initialize()
+        assert json.loads((await request.do_request(f"{url}/botT/getMe", "POST"))[1]) == {
+            "ok": True,
+            "result": "first",
+        }
+        await asyncio.sleep(0.2)  # the 408 and the close reach the idle connection
+        status, body = await request.do_request(f"{url}/botT/getMe", "POST")
+        assert (status, json.loads(body)["result"]) == (200, "first")
+        assert len(connections) == 2
+        await request.shutdown()
+
+
+@async_test
+async def test_a_body_delimited_by_the_close_is_read_whole() -> None:
+    big = json.dumps({"ok": True, "result": "x" * 300_000}).encode()
+
+    async def close_delimited(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+        for i in range(0, len(big), 50_000):
+            writer.write(big[i : i + 50_000])
+            await writer.drain()
+            await asyncio.sleep(0.01)
+
+    async with serve(close_delimited) as (url, _):
+        request = AiohttpRequest()
+        await request.initialize()
+        status, body = await request.do_request(f"{url}/botT/getMe", "POST")
+        assert (status, body) == (200, big)
+        await request.shutdown()
+
+
+@async_test
+async def test_proxies_from_the_environment_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP_PROXY is honoured (as PTB's default client does): the proxy gets the request in
+    absolute form, for a host this machine cannot even resolve."""
+    seen: list[str] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        line, _, _ = await read_request(reader)
+        seen.append(line.strip())
+        writer.write(answer(b'{"ok": true, "result": "via proxy"}', "Connection: close\r\n"))
+        await writer.drain()
+
+    async with serve(proxy) as (proxy_url, _):
+        for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "http_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        request = AiohttpRequest()
+        await request.initialize()
+        status, body = await request.do_request("http://api.telegram.invalid/botT/getMe", "POST")
+        await request.shutdown()
+    assert (status, json.loads(body)["result"]) == (200, "via proxy")
+    assert seen == ["POST http://api.telegram.invalid/botT/getMe HTTP/1.1"]
+
+
+def black_hole() -> tuple[socket.socket, list[socket.socket], int]:
+    """A loopback port that drops connection attempts: a listener with a full backlog."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(3):
+        s = socket.socket()
+        s.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            s.connect(("127.0.0.1", port))
+        fillers.append(s)
+    time.sleep(0.1)
+    return listener, fillers, port
+
+
+@async_test
+async def test_a_black_holed_first_address_falls_back_to_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Happy Eyeballs: the name has two addresses, the first drops every SYN (as a broken
+    IPv6 route does); the second is tried a moment later and answers."""
+    listener, fillers, dead = black_hole()
+    real = socket.getaddrinfo
+
+    async with serve(keep_alive_echo) as (url, _):
+        live = int(url.rsplit(":", 1)[1])
+
+        def two_addresses(host, port, *args, **kwargs):
+            if host != "api.two.test":
+                return real(host, port, *args, **kwargs)
+            tcp = (socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "")
+            return [(*tcp, ("127.0.0.1", dead)), (*tcp, ("127.0.0.1", live))]
+
+        monkeypatch.setattr(socket, "getaddrinfo", two_addresses)
+        request = AiohttpRequest(connect_timeout=3.0)
+        await request.initialize()
+        try:
+            status, _ = await request.do_request("http://api.two.test/botT/getMe", "POST")
+        finally:
+            await request.shutdown()
+            for s in [listener, *fillers]:
+                s.close()
+    assert status == 200
 
 
 @pytest.mark.parametrize(
@@ -198,7 +362,7 @@ async def test_broken_answers_are_network_errors(garbage: bytes) -> None:
         await writer.drain()
 
     async with serve(broken) as (url, _):
-        request = StreamRequest()
+        request = AiohttpRequest()
         await request.initialize()
         with pytest.raises(NetworkError):
             await request.do_request(f"{url}/botT/getMe", "POST")
@@ -212,7 +376,7 @@ async def test_timeouts() -> None:
         await asyncio.sleep(5)
 
     async with serve(silent) as (url, _):
-        request = StreamRequest(pool_size=1, read_timeout=0.1, pool_timeout=0.05)
+        request = AiohttpRequest(pool_size=1, read_timeout=0.1, pool_timeout=0.05)
         await request.initialize()
         with pytest.raises(TimedOut):
             await request.do_request(f"{url}/botT/getMe", "POST")
@@ -230,7 +394,7 @@ async def test_timeouts() -> None:
 async def test_nothing_listening_is_a_network_error() -> None:
     async with serve(keep_alive_echo) as (url, _):
         pass  # closed: the port is free again
-    request = StreamRequest()
+    request = AiohttpRequest()
     await request.initialize()
     with pytest.raises(NetworkError, match="cannot connect"):
         await request.do_request(f"{url}/botT/getMe", "POST")
@@ -250,7 +414,7 @@ async def test_a_ptb_bot_talks_through_it() -> None:
             await writer.drain()
 
     async with serve(get_me) as (url, _):
-        bot = Bot("1:T", base_url=f"{url}/bot", request=StreamRequest())
+        bot = Bot("1:T", base_url=f"{url}/bot", request=AiohttpRequest())
         async with bot:
             assert bot.username == "durak_bot"
 

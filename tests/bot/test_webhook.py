@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import socket
 import time
+from typing import ClassVar
 
 import httpx
 import pytest
@@ -12,6 +15,8 @@ import pytest
 from bot.app import build_application
 from bot.config import Config, ConfigError, from_env
 from bot.outbox import SendLimits
+from bot.runner import serve
+from bot.webhook import MAX_BODY
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
@@ -64,8 +69,9 @@ def update(update_id: int, chat, user, text: str) -> dict:
     }
 
 
-@async_test
-async def test_the_bot_serves_a_webhook_and_checks_its_secret(make_fake_telegram, tmp_path):
+@contextlib.asynccontextmanager
+async def webhook_bot(make_fake_telegram, tmp_path):
+    """The bot in webhook mode as ``python -m bot`` runs it (bot.runner.serve)."""
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     user = server.add_user("Ann", started=True)
     group = server.add_group("Friends", [user])
@@ -80,18 +86,19 @@ async def test_the_bot_serves_a_webhook_and_checks_its_secret(make_fake_telegram
         webhook_port=port,
     )
     app = build_application(config, SendLimits().scaled(SCALE))
-    await app.initialize()
-    await app.post_init(app)
-    await app.start()
-    await app.updater.start_webhook(
-        listen=config.webhook_listen,
-        port=config.webhook_port,
-        url_path=config.webhook_path,
-        secret_token=config.webhook_secret,
-        webhook_url=config.webhook_url,
-    )
+    stop = asyncio.Event()
+    running = asyncio.create_task(serve(app, config, stop))
+    await server.wait_for(lambda: server.request_count("setWebhook") == 1, 20, what="setWebhook")
     try:
-        hook = f"http://127.0.0.1:{port}/hook"
+        yield server, group, user, f"http://127.0.0.1:{port}/hook", port
+    finally:
+        stop.set()
+        await running
+
+
+@async_test
+async def test_the_bot_serves_a_webhook_and_checks_its_secret(make_fake_telegram, tmp_path):
+    async with webhook_bot(make_fake_telegram, tmp_path) as (server, group, user, hook, _):
         body = json.dumps(update(1, group, user, "/help"))
         headers = {"Content-Type": "application/json"}
         async with httpx.AsyncClient() as client:
@@ -109,8 +116,73 @@ async def test_the_bot_serves_a_webhook_and_checks_its_secret(make_fake_telegram
         # only the one update with the right secret was handled
         assert sum("/newgame" in (m.plain_text or "") for m in server.messages(group)) == 1
         assert server.request_count("setWebhook") == 1
+
+
+async def raw_post(port: int, secret: str | None, length: int, sent: int) -> bytes:
+    """POST claiming ``length`` body bytes, send ``sent`` of them, then read the answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = f"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n"
+    if secret is not None:
+        head += f"X-Telegram-Bot-Api-Secret-Token: {secret}\r\n"
+    writer.write((head + "Content-Type: application/json\r\n\r\n").encode())
+    writer.write(b"x" * sent)
+    await writer.drain()
+    try:
+        async with asyncio.timeout(10):  # a hang, not a speed: the body is never completed
+            return await reader.readline()
     finally:
-        await app.updater.stop()
-        await app.stop()
-        await app.post_shutdown(app)
-        await app.shutdown()
+        writer.close()
+
+
+@async_test
+async def test_a_request_without_the_secret_is_refused_before_its_body(
+    make_fake_telegram, tmp_path
+):
+    """A 90 MiB body announced, 64 KiB of it sent: the 403 comes without waiting for the
+    rest (PTB's tornado server read the whole body first)."""
+    async with webhook_bot(make_fake_telegram, tmp_path) as (_, _, _, _, port):
+        for secret in (None, "nope", "s3cre", "s3cret-"):
+            line = await raw_post(port, secret, 90 * 1024 * 1024, 64 * 1024)
+            assert line.startswith(b"HTTP/1.1 403"), (secret, line)
+
+
+@async_test
+async def test_a_body_over_a_mebibyte_is_refused(make_fake_telegram, tmp_path):
+    async with webhook_bot(make_fake_telegram, tmp_path) as (_, _, _, _hook, port):
+        line = await raw_post(port, "s3cret", MAX_BODY + 1, 64 * 1024)
+        assert line.startswith(b"HTTP/1.1 413"), line
+
+        # a body without a Content-Length (chunked) is cut at the same size
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"X-Telegram-Bot-Api-Secret-Token: s3cret\r\n\r\n"
+        )
+        chunk = b" " * 65536
+        for _ in range(MAX_BODY // len(chunk) + 1):
+            writer.write(b"10000\r\n" + chunk + b"\r\n")
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        async with asyncio.timeout(10):
+            line = await reader.readline()
+        writer.close()
+        assert line.startswith(b"HTTP/1.1 413"), line
+
+
+def test_the_secret_is_compared_in_constant_time(monkeypatch):
+    import bot.webhook as webhook
+
+    calls = []
+
+    def spy(a, b):
+        calls.append((a, b))
+        return False
+
+    monkeypatch.setattr(webhook.hmac, "compare_digest", spy)
+    server = webhook.WebhookServer(object(), "hook", "s3cret")  # type: ignore[arg-type]
+
+    class Request:
+        headers: ClassVar = {"X-Telegram-Bot-Api-Secret-Token": "guess"}
+
+    answer = asyncio.run(server._handle(Request()))  # type: ignore[arg-type]
+    assert answer.status == 403 and calls == [(b"guess", b"s3cret")]

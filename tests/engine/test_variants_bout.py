@@ -166,6 +166,25 @@ def test_blind_trump_card_drawn_is_seen():
     assert a.slots[:-1] == (None,) * 5
 
 
+def test_blind_second_trump_card_drawn_is_seen():
+    """With trump_change the second trump card is shown when drawn (1.3): the
+    player who draws it has seen it, like the trump card above it."""
+    start = position(
+        {"A": "6S 9C KD 10H QS 8D", "B": "7S JC AD 6H 9S KC"},
+        trump="H",
+        trump_card="7H",
+        stock=[],
+    )
+    start["second_trump_card"] = "QC"
+    g = game({**BLIND, "trump_change": True}, "AB", start)
+    act(g, "A attack KD")
+    act(g, "B defend KD AD")  # beats: A draws the trump card, B the second one
+    b = g.view(1)
+    assert b.slots is not None and b.slots[-1] == parse_card("QC")
+    assert b.slots[:-1] == (None,) * 5
+    assert g.expected("trump") == "C"
+
+
 def test_blind_slots_survive_a_snapshot():
     g = blind_example()
     act(g, "A attack KD")

@@ -58,8 +58,12 @@ def taken_order(g: Podkidnoy) -> list[int] | None:
 
 def face_up_draws(g: Podkidnoy) -> int:
     """The cards of the stock that are drawn face up (so the drawer has seen
-    them): the trump card. (``trump_change``'s second trump card is another.)"""
-    return 1 << g.trump_card if g.trump_card >= 0 else 0
+    them): the trump card, and ``trump_change``'s second trump card, which is
+    shown to everyone when drawn (VARIANTS.md 1.3 and 3)."""
+    up = 1 << g.trump_card if g.trump_card >= 0 else 0
+    if g.second_trump >= 0:
+        up |= 1 << g.second_trump
+    return up
 
 
 def arrived(g: Podkidnoy, taken: list[int], stock_before: list[int]) -> None:

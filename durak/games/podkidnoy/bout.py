@@ -392,6 +392,12 @@ def verify_exchange(g: Podkidnoy, seat: int, action: ExchangeTrump) -> None:
         raise IllegalAction("cannot_exchange", "the stock is too small to exchange the trump")
 
 
+def can_exchange(g: Podkidnoy, hand: int) -> bool:
+    """Whether the opener holding ``hand`` may exchange the trump now (``legal``'s
+    side of :func:`verify_exchange`, with the same conditions)."""
+    return g.rules.trump_exchange and exchange_room(g) >= 2 and bool(hand >> lowest_trump(g) & 1)
+
+
 def exchange_room(g: Podkidnoy) -> int:
     """The stock and the trump card, not ``trump_change``'s second trump card under
     them (VARIANTS.md 1.5): the exchange concerns the face-up card."""
@@ -475,7 +481,7 @@ def legal(g: Podkidnoy, seat: int) -> list[Action]:
             low = ranks & -ranks
             acts.extend(_attacks(hand & (low * RANK_LANES), limit, None))
             ranks ^= low
-        if g.rules.trump_exchange and exchange_room(g) >= 2 and hand >> lowest_trump(g) & 1:
+        if can_exchange(g, hand):
             acts.append(EXCHANGE_TRUMP)
         return acts
     if seat == g.defender:
@@ -529,7 +535,7 @@ def variant_openings(g: Podkidnoy, hand: int) -> list[Action]:
             mine = hand & suit_mask(suit)
             if mine:
                 acts.extend(_attacks(mine, limit, None))
-        if g.rules.trump_exchange and len(g.stock) >= 2 and hand >> lowest_trump(g) & 1:
+        if can_exchange(g, hand):
             acts.append(EXCHANGE_TRUMP)
     return acts
 

@@ -1,0 +1,65 @@
+"""Stopping ``python -m bot``: any number of SIGTERM/SIGINT end it, cleanly, in time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fake_telegram.fixtures import async_test
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A hang guard, not a speed: the bot must end well before it (its own deadline is 9.5 s).
+GUARD = 20.0
+
+
+async def start_bot(server, db: Path) -> asyncio.subprocess.Process:
+    env = {
+        **os.environ,
+        "DURAK_BOT_TOKEN": server.token,
+        "DURAK_API_URL": server.base_url,
+        "DURAK_DB": str(db),
+        "DURAK_LOG_LEVEL": "INFO",
+    }
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,  # a process group of its own, as `timeout` signals one
+    )
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM, signal.SIGTERM), (signal.SIGINT,) * 3])
+@async_test
+async def test_repeated_stop_signals_stop_the_bot_cleanly(make_fake_telegram, tmp_path, signals):
+    server = await make_fake_telegram()
+    ann = server.add_user("Ann", started=True)
+    group = server.add_group("Friends", [ann])
+    bot = await start_bot(server, tmp_path / "db.sqlite3")
+    try:
+        await server.wait_for(lambda: server.request_count("getUpdates") > 0, GUARD, what="polls")
+        for _ in range(4):  # a group gets one send per 3.1 s: some of these stay queued
+            await ann.send(group, "/help")
+        await server.wait_for(lambda: len(server.messages(group)) > 4, GUARD, what="a reply")
+        for sig in signals:
+            os.killpg(bot.pid, sig)
+            await asyncio.sleep(0.01)
+        async with asyncio.timeout(GUARD):
+            output, _ = await bot.communicate()
+    finally:
+        if bot.returncode is None:
+            os.killpg(bot.pid, signal.SIGKILL)
+            await bot.wait()
+    log = output.decode()
+    assert bot.returncode == 0, log
+    assert "database closed" in log
+    assert "outbox: unsent at stop" in log or "everything queued was sent" in log
+    assert "Traceback" not in log and "exiting now" not in log
