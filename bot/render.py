@@ -186,6 +186,11 @@ def _trump_line(v: View) -> str:
         line = _("Trump {suit}: {card} lies under the stock").format(
             suit=trump, card=card(v.trump_card)
         )
+    elif v.trump_card is not None and v.match is not None:
+        # sprint: the turned card shows trump and stays out of play (VARIANTS.md 2.1)
+        line = _("Trump {suit}: the {card} is out of play").format(
+            suit=trump, card=card(v.trump_card)
+        )
     elif v.trump_card is not None:
         line = _("Trump {suit} (the {card} was drawn)").format(suit=trump, card=card(v.trump_card))
     else:

@@ -124,6 +124,7 @@ class Table:
     #: private texts checked so far, per user id.
     _watched: int | None = None
     _private: dict[int, int] = field(default_factory=dict)
+    _previous: int | None = None
     #: ``ended`` looks only at messages after this one (the next game of a series).
     since: int = 0
 
@@ -136,13 +137,17 @@ class Table:
         """Every group text shown since the last check against the cards that are
         secret now; under ``blind`` also each player's private texts against his own
         unseen cards. Secrets only shrink, so a later check can miss a leak but
-        never invent one; checking after every press catches a leaked hand. When a
-        sprint match has dealt again since the last check, the texts of that moment
-        may belong to either deal: they are checked against what both keep secret."""
+        never invent one; checking after every press catches a leaked hand. Once a
+        sprint match has dealt again, a text may still be the previous deal's (the
+        outbox renders late): the texts are checked against what both deals keep
+        secret (the previous one as it ended)."""
         before = self._watched if self._watched is not None else game_id
         now = await self._current(service, before)
+        if now != before:
+            self._previous = before
         self._watched = now
-        infos = [await service.game(g) for g in dict.fromkeys((before, now))]
+        ids = (now,) if self._previous is None else (self._previous, now)
+        infos = [await service.game(g) for g in ids]
         games = [(i.game, i.seats) for i in infos if i.game is not None]
         assert len(games) == len(infos)
         secret = set.intersection(*(secret_cards(g) for g, _ in games))
@@ -169,7 +174,10 @@ class Table:
         for entry in shown:
             found = cards_in(" ".join([entry.plain_text, *entry.button_texts])) & secret
             if found:
-                self.leaks.append(f"{where}: message {entry.message_id} showed {sorted(found)}")
+                self.leaks.append(
+                    f"{where}: message {entry.message_id} showed {sorted(found)}"
+                    f" (watching {self._watched}): {entry.plain_text!r}"
+                )
 
     def bot_messages(self, chat: Chat) -> list[Message]:
         return [

@@ -116,6 +116,9 @@ def test_a_sprint_match_shows_the_score_and_then_its_result():
     knockout = MatchView(None, 2, (), ("A", "B"), ("C",), None, False)
     text = render.table_text(table(view(match=knockout, seats=infos(6, 6)), 3))
     assert "Knock-out, deal 3" in text and "Out of the match: C" in text
+    # a sprint deal has no stock: its turned card is out of play, never "drawn"
+    text = render.table_text(table(view(match=going, trump_card_in_stock=False, stock=0)))
+    assert "the 7♦ is out of play" in text and "was drawn" not in text
 
 
 def test_the_last_discard_is_shown_only_with_the_option():
