@@ -24,6 +24,15 @@ ENGINE = [
     "durak/games/podkidnoy/deal.py",
     "durak/games/podkidnoy/bout.py",
     "durak/games/podkidnoy/after.py",
+    "durak/games/podkidnoy/blind.py",
+    "durak/games/podkidnoy/english.py",
+    "durak/games/podkidnoy/match.py",
+    "durak/games/pile/game.py",
+    "durak/games/pile/deal.py",
+    "durak/games/pile/play.py",
+    "durak/games/pile/own_trumps.py",
+    "durak/games/pile/piled.py",
+    "durak/games/pile/road.py",
     "durak/selfplay.py",
     # the AI's hot path (the search and its playouts); observation.py and
     # public.py stay Python so observations pickle (for worker processes)

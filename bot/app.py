@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.error import TelegramError
@@ -29,12 +30,16 @@ from .config import Config
 from .handlers import Handlers
 from .i18n import DEFAULT, SUPPORTED, _, language
 from .languages import Languages
+from .lease import hold_lease, release_lease
 from .lifecycle import Lifecycle
 from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
 from .request import AiohttpRequest, UpdatesRequest
 from .runner import ALLOWED_UPDATES
 from .timers import TurnTimers
+
+if TYPE_CHECKING:
+    from durak.store.lease import Lease
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +116,11 @@ class DurakBot:
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
+    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/lease.py)
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
+        self.lease = await hold_lease(self.config.db_path)  # a standby waits here
         self.service = await GameService.open(self.config.db_path)
         self.outbox = Outbox(
             app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
@@ -145,7 +152,8 @@ class DurakBot:
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
         ``hurry`` is set: a second stop signal), and always close the database: an open
-        aiosqlite connection's thread would keep the process alive for ever."""
+        aiosqlite connection's thread would keep the process alive for ever. The
+        PostgreSQL lease goes last: no other process is active before this one is done."""
         try:
             if self.lifecycle is not None:
                 await self.lifecycle.stop()
@@ -160,6 +168,7 @@ class DurakBot:
                 await self.service.close()
                 self.service = None
                 log.info("database closed")
+            await release_lease(self.lease)
 
     def _register(self, app: Application) -> None:  # type: ignore[type-arg]
         h = self.handlers

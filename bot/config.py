@@ -16,7 +16,8 @@ Run the durak bot (long polling).
 
 Environment:
   DURAK_BOT_TOKEN   the bot token from @BotFather (required), e.g. 123456:AA...
-  DURAK_DB          SQLite database file (default: durak.sqlite3 in the working folder)
+  DURAK_DB          SQLite database file (default: durak.sqlite3 in the working folder),
+                    or postgresql://user:password@host:port/db (active and standby bots)
   DURAK_API_URL     Bot API base URL, for a self-hosted Bot API server or tests
                     (default: Telegram's), e.g. http://127.0.0.1:8081/bot
   DURAK_LOG_LEVEL   DEBUG, INFO (default), WARNING or ERROR

@@ -1,12 +1,17 @@
 """Benchmark: durable actions per second through the game service, and the
 latency of one ``apply`` (each one its own committed transaction).
 
-    python -m durak.service_bench [--games N] [--players K] [--actions M] [--db PATH]
+    python -m durak.service_bench [--games N] [--players K] [--actions M] [--db PATH|URL]
+                                  [--parallel]
 
 Runs ``--games`` games side by side (one per chat), applying random legal
-actions round-robin; a finished game is followed by its "play again". Without
-``--db`` it uses a fresh file in the working folder (the service's default
-location, so the same disk) and deletes it afterwards.
+actions round-robin, one apply at a time; with ``--parallel`` each game has a
+task of its own and their applies overlap (as the bot's presses in many chats
+do). A finished game is followed by its "play again". Without ``--db`` it uses
+a fresh SQLite file in the working folder (the service's default location, so
+the same disk) and deletes it afterwards; ``--db postgresql://...`` runs on a
+PostgreSQL database (``python -m tests.pgcluster --durable`` starts a throwaway
+one with the server's default durability: fsync and ``synchronous_commit=on``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from .selfplay import random_step
 from .service import GameService
 from .service_types import GameInfo
+from .store import is_postgres
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -38,21 +44,30 @@ async def _start(service: GameService, chat: int, players: int, seed: int) -> Ga
     return await service.start(chat, 1, seed=seed)
 
 
-async def run(games: int, players: int, actions: int, path: Path, seed: int) -> dict[str, float]:
+async def run(
+    games: int, players: int, actions: int, db: str | Path, seed: int, parallel: bool = False
+) -> dict[str, float]:
     rng = random.Random(seed)
     opened = time.perf_counter()
-    service = await GameService.open(path)
+    service = await GameService.open(db)
     try:
         open_s = time.perf_counter() - opened
+        base = -int(time.time() * 1000) % 1_000_000 * 100  # fresh chats on a kept database
         tables = [
-            await _start(service, -(k + 1), players, rng.randrange(1 << 30)) for k in range(games)
+            await _start(service, base - (k + 1), players, rng.randrange(1 << 30))
+            for k in range(games)
         ]
-        versions = [t.version for t in tables]
         latencies: list[float] = []
         finished = 0
-        began = time.perf_counter()
-        while len(latencies) < actions:
-            for k, info in enumerate(tables):
+
+        versions = [t.version for t in tables]
+
+        async def play(k: int, rng: random.Random, until: int) -> None:
+            """Game ``k``'s next action; with ``parallel``, its actions (and its next
+            games') until ``until`` are done in all games."""
+            nonlocal finished
+            while len(latencies) < until:
+                info = tables[k]
                 game = info.game
                 assert game is not None
                 seat, action = random_step(game, rng)
@@ -66,6 +81,17 @@ async def run(games: int, players: int, actions: int, path: Path, seed: int) -> 
                     finished += 1
                     tables[k] = await service.play_again(info.game_id, 1)
                     versions[k] = tables[k].version
+                if not parallel:
+                    return
+
+        began = time.perf_counter()
+        if parallel:
+            rngs = [random.Random(rng.randrange(1 << 30)) for _ in range(games)]
+            await asyncio.gather(*(play(k, rngs[k], actions) for k in range(games)))
+        else:
+            while len(latencies) < actions:
+                for k in range(games):
+                    await play(k, rng, actions)
         wall = time.perf_counter() - began
     finally:
         await service.close()
@@ -90,21 +116,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=8, help="games played side by side")
     parser.add_argument("--players", type=int, default=4, help="players per game (2-6)")
     parser.add_argument("--actions", type=int, default=20_000, help="actions to apply")
-    parser.add_argument("--db", type=Path, default=None, help="database file (kept)")
+    parser.add_argument(
+        "--db", default=None, help="a SQLite file (kept) or a postgresql:// URL (its games kept)"
+    )
+    parser.add_argument(
+        "--parallel", action="store_true", help="each game a task of its own, applies overlap"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 6 or args.games < 1 or args.actions < 1:
         parser.error("need 1+ games, 2-6 players, 1+ actions")
-    path = args.db or Path(f"durak-bench-{os.getpid()}.sqlite3")
-    if args.db is None and path.exists():
+    path: str | Path = args.db or Path(f"durak-bench-{os.getpid()}.sqlite3")
+    if args.db is None and Path(path).exists():
         parser.error(f"{path} exists")
+    where = path
+    if is_postgres(path):
+        from .store.postgres import redact
+
+        where = redact(str(path))
     try:
-        figures = asyncio.run(run(args.games, args.players, args.actions, path, args.seed))
+        figures = asyncio.run(
+            run(args.games, args.players, args.actions, path, args.seed, args.parallel)
+        )
     finally:
         if args.db is None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
-    print(f"games: {args.games} side by side  players: {args.players}  db: {path}")
+    mode = "in parallel" if args.parallel else "side by side, one apply at a time"
+    print(f"games: {args.games} {mode}  players: {args.players}  db: {where}")
     print(
         f"durable actions: {figures['actions']:.0f}  in {figures['wall_s']:.2f} s"
         f"  (games finished: {figures['games_finished']:.0f}, open: {figures['open_s']:.3f} s)"

@@ -34,41 +34,64 @@ def pg_sql(sql: str) -> str:
     return _PLACEHOLDER.sub(lambda _: f"${next(counter)}", sql)
 
 
-def _in_thread(coro_fn: Any) -> Any:
-    """Run ``coro_fn()`` to completion on a new event loop in another thread."""
-    box: dict[str, Any] = {}
+class _Connections:
+    """One event loop on a thread of its own, with a connection per database kept open:
+    a test that checks the database after each of hundreds of steps should not pay a
+    connection (a new backend process on the server) for every check."""
 
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coro_fn())
-        except BaseException as e:
-            box["error"] = e
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._open: dict[str, Any] = {}
+        self._guard = threading.Lock()
 
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._guard:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(target=self._loop.run_forever, daemon=True).start()
+            return self._loop
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop()).result()
+
+    async def get(self, url: str) -> Any:
+        import asyncpg
+
+        conn = self._open.get(url)
+        if conn is None or conn.is_closed():
+            conn = self._open[url] = await asyncpg.connect(url)
+        return conn
+
+    async def forget(self, url: str) -> None:
+        conn = self._open.pop(url, None)
+        if conn is not None and not conn.is_closed():
+            await conn.close()
+
+
+_connections = _Connections()
 
 
 def pg_run(
     url: str, statements: Sequence[tuple[str, Sequence[Any]]]
 ) -> list[list[tuple[Any, ...]]]:
-    """Run statements (``?`` placeholders) in one connection; each one's rows."""
-    import asyncpg
+    """Run statements (``?`` placeholders), several in one transaction; each one's rows."""
 
     async def main() -> list[list[tuple[Any, ...]]]:
-        conn = await asyncpg.connect(url)
+        conn = await _connections.get(url)
         try:
-            return [
-                [tuple(r) for r in await conn.fetch(pg_sql(sql), *params)]
-                for sql, params in statements
-            ]
-        finally:
-            await conn.close()
+            if len(statements) == 1:  # CREATE DATABASE may not run in a transaction
+                sql, params = statements[0]
+                return [[tuple(r) for r in await conn.fetch(pg_sql(sql), *params)]]
+            async with conn.transaction():
+                return [
+                    [tuple(r) for r in await conn.fetch(pg_sql(sql), *params)]
+                    for sql, params in statements
+                ]
+        except BaseException:
+            await _connections.forget(url)
+            raise
 
-    result: list[list[tuple[Any, ...]]] = _in_thread(main)
+    result: list[list[tuple[Any, ...]]] = _connections.run(main())
     return result
 
 
@@ -108,4 +131,5 @@ def create_database(server_url: str) -> str:
 
 def drop_database(url: str) -> None:
     server, name = url.rsplit("/", 1)
+    _connections.run(_connections.forget(url))
     pg_run(f"{server}/postgres", [(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", ())])

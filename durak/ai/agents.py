@@ -13,12 +13,13 @@ import time
 from typing import Protocol
 
 from ..actions import EXCHANGE_TRUMP, PASS, TAKE, Action, Attack, ShowTrump, Transfer
-from . import policy
+from . import pile, policy
 from .determinize import Sampler
 from .endgame import OutOfBudget, Solver
 from .mcts import search
 from .moves import search_moves
 from .observation import Observation
+from .pile import PileObservation
 from .seen import Seen
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ BUDGET_MS = 300
 class Agent(Protocol):
     name: str
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action: ...
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action: ...
 
 
 def checked(action: Action, obs: Observation) -> Action:
@@ -55,7 +56,9 @@ class RandomAgent:
 
     name = "random"
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+        if isinstance(obs, PileObservation):
+            return pile.choose(self.name, obs, rng)
         return rng.choice(obs.view.legal)
 
 
@@ -64,7 +67,9 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+        if isinstance(obs, PileObservation):
+            return pile.choose(self.name, obs, rng)
         return checked(policy.greedy(Seen.of_observation(obs)), obs)
 
 
@@ -75,7 +80,9 @@ class EasyAgent:
     name = "easy"
     careless = 0.2
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+        if isinstance(obs, PileObservation):
+            return pile.choose(self.name, obs, rng)
         legal = obs.view.legal
         if rng.random() < self.careless:
             simple = [a for a in legal if not isinstance(a, Attack) or len(a.cards) == 1]
@@ -95,7 +102,9 @@ class NormalAgent:
 
     name = "normal"
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+        if isinstance(obs, PileObservation):
+            return pile.choose(self.name, obs, rng)
         return checked(policy.normal(Seen.of_observation(obs)), obs)
 
 
@@ -113,7 +122,9 @@ class HardAgent:
         self.iterations = iterations
         self.last_iterations = 0
 
-    def choose(self, obs: Observation, rng: random.Random) -> Action:
+    def choose(self, obs: Observation | PileObservation, rng: random.Random) -> Action:
+        if isinstance(obs, PileObservation):
+            return pile.choose(self.name, obs, rng)
         try:
             return checked(self._choose(obs, rng), obs)
         except ValueError:  # IllegalAction included: a deal the sampler got wrong (a bug)
@@ -202,7 +213,7 @@ def make_agent(name: str, budget_ms: int | None = None, iterations: int | None =
 
 def decide(
     level: str,
-    observation: Observation,
+    observation: Observation | PileObservation,
     seed: int,
     budget_ms: int | None = None,
     iterations: int | None = None,

@@ -16,17 +16,20 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..games import Podkidnoy
+from ..games import Game, PileGame, Podkidnoy
 from ..rules import Rules
 from ..selfplay import engine_kind
 from .agents import AGENTS, Agent, HardAgent, make_agent
 from .observation import make_observation
+from .pile import make_pile_observation
 from .public import Recorder
 from .turns import next_seat
 
 #: Agents that never beat a card can pass cards round the table for ever once
 #: the stock is gone; a game this long is stopped and reported as unfinished.
 MAX_MOVES = 3000
+#: The same for the pile games, whose games run longer (every take refills a hand).
+PILE_MAX_MOVES = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +93,12 @@ def play_game(
     deal, turn = divmod(index, k)
     seats = tuple(agents[(s + turn) % k] for s in range(k))
     players: list[Agent] = [make_agent(name, budget_ms, iterations) for name in seats]
-    game = Podkidnoy.from_seed(
-        rules, [f"{name}-{s}" for s, name in enumerate(seats)], f"{seed}:{deal}"
-    )
+    names = [f"{name}-{s}" for s, name in enumerate(seats)]
+    if not rules.podkidnoy:
+        return _play_pile_game(
+            index, seats, players, Game.from_seed(rules, names, f"{seed}:{deal}"), seed
+        )
+    game = Podkidnoy.from_seed(rules, names, f"{seed}:{deal}")
     recorder = Recorder(game)
     rng = random.Random(f"arena:{seed}:{index}")
     times: list[tuple[str, float, bool]] = []
@@ -108,6 +114,28 @@ def play_game(
         game.apply(seat, action)
         recorder.record(game, seat, action)
     if game.result is None:  # a cycle: counted as nobody's loss, and reported
+        return GameResult(index, seats, (), True, len(game.history), tuple(times), True)
+    return GameResult(
+        index, seats, game.result.losers, game.result.draw, len(game.history), tuple(times)
+    )
+
+
+def _play_pile_game(
+    index: int, seats: tuple[str, ...], players: list[Agent], game: Game, seed: int
+) -> GameResult:
+    """A pile game of the arena: one player on turn at a time, each deciding from
+    his own pile view."""
+    assert isinstance(game, PileGame)
+    rng = random.Random(f"arena:{seed}:{index}")
+    times: list[tuple[str, float, bool]] = []
+    while game.result is None and len(game.history) < PILE_MAX_MOVES:
+        seat = game.turn
+        obs = make_pile_observation(game.rules, game.view(seat))
+        began = time.perf_counter()
+        action = players[seat].choose(obs, rng)
+        times.append((seats[seat], time.perf_counter() - began, False))
+        game.apply(seat, action)
+    if game.result is None:
         return GameResult(index, seats, (), True, len(game.history), tuple(times), True)
     return GameResult(
         index, seats, game.result.losers, game.result.draw, len(game.history), tuple(times)

@@ -11,13 +11,17 @@ observations. It holds only plain values: it pickles, for a worker process.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import overload
 
 from ..actions import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Transfer
 from ..cards import deck_mask, lowest_rank, suit_mask
+from ..games import Game
+from ..games.pile import PileGame
 from ..games.podkidnoy import Podkidnoy
 from ..games.podkidnoy.deal import OPENER_LOWEST_TRUMP, OPENER_NO_TRUMP
 from ..rules import Rules
 from ..view import View
+from .pile import PileObservation, make_pile_observation
 from .public import OPEN, TAKEN, PublicHistory, public_history
 
 
@@ -59,12 +63,29 @@ class Observation:
         return mask
 
 
+@overload
 def observation_for(
     game: Podkidnoy, seat: int, history: PublicHistory | None = None
-) -> Observation:
+) -> Observation: ...
+
+
+@overload
+def observation_for(
+    game: Game, seat: int, history: PublicHistory | None = None
+) -> Observation | PileObservation: ...
+
+
+def observation_for(
+    game: Game, seat: int, history: PublicHistory | None = None
+) -> Observation | PileObservation:
     """The observation of ``seat`` in a live game. It reads ``game.view(seat)``
     and the public history only (replayed from the game when not given; pass a
-    :class:`~durak.ai.public.Recorder`'s history to skip the replay)."""
+    :class:`~durak.ai.public.Recorder`'s history to skip the replay). A pile game
+    gives a :class:`~durak.ai.pile.PileObservation`: its view alone."""
+    if isinstance(game, PileGame):
+        return make_pile_observation(game.rules, game.view(seat))
+    if not isinstance(game, Podkidnoy):
+        raise TypeError(f"no AI plays {game.rules.game}")
     if history is None:
         history = public_history(game)
     return make_observation(game.rules, game.view(seat), history)

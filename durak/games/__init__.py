@@ -7,9 +7,11 @@ the families register themselves here.
 from __future__ import annotations
 
 from .base import AFTER_DRAW, AFTER_LOSS, FIRST, SERIES, Game, Series, family, register, restore
+from .pile import PileGame
 from .podkidnoy import Podkidnoy
 
 register(Podkidnoy)
+register(PileGame)
 
 __all__ = [
     "AFTER_DRAW",
@@ -17,6 +19,7 @@ __all__ = [
     "FIRST",
     "SERIES",
     "Game",
+    "PileGame",
     "Podkidnoy",
     "Series",
     "family",

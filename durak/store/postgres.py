@@ -2,7 +2,7 @@
 
 ``DURAK_DB=postgresql://user:password@host:port/database`` selects it. The games
 then live on a database server that outlives any machine of the bot, and
-several bot processes may share it, one active at a time (:class:`Lease`).
+several bot processes may share it, one active at a time (:mod:`durak.store.lease`).
 
 The same schema and guarantees as the SQLite store (:mod:`durak.store.base`):
 an append-only action log (triggers refuse UPDATE, DELETE and TRUNCATE, and an
@@ -26,11 +26,12 @@ SQLite store's ``user_version``; a database newer than this code is refused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -40,12 +41,13 @@ from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import ActionWrite, GameRow, LoggedAction
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Advisory lock keys are (APPLICATION_ID, purpose): "DRK1", as the SQLite store's
 #: ``application_id``, so they do not collide with another program's locks.
 APPLICATION_ID = 0x44524B31
 MIGRATION_LOCK = 0  # held while migrating (two bots starting at once on a new database)
-BOT_LEASE = 1  # held by the active bot (see Lease)
+BOT_LEASE = 1  # held by the active bot (see durak.store.lease)
 POOL_MIN, POOL_MAX = 2, 8
 CONNECT_TIMEOUT_S = 10.0
 #: The errors of the database or of the way to it; all come out as DatabaseError.
@@ -302,11 +304,19 @@ class Store:
         if self._closed:
             raise DatabaseError("the store is closed")
         try:
-            async with (
-                self._pool.acquire() as conn,
-                conn.transaction(isolation=isolation, readonly=readonly),
-            ):
-                yield Tx(conn)
+            async with self._pool.acquire() as conn:
+                try:
+                    await _whole(conn.execute(_BEGIN[isolation, readonly]))
+                    yield Tx(conn)
+                except BaseException:
+                    # Also when cancelled right after BEGIN: never hand the pool an open
+                    # transaction. A failed ROLLBACK (the connection is gone) changes
+                    # nothing the server keeps; the first error is the one to tell.
+                    if conn.is_in_transaction():
+                        with contextlib.suppress(*_FAILURES):
+                            await _whole(conn.execute("ROLLBACK"))
+                    raise
+                await _whole(conn.execute("COMMIT"))
         except _FAILURES as e:
             raise DatabaseError(f"database failure: {_reason(e)}") from e
 
@@ -329,7 +339,7 @@ class Store:
             raise DatabaseError("the store is closed")
         try:
             async with self._pool.acquire() as conn:
-                found: asyncpg.Record | None = await conn.fetchrow(sql, *args)
+                found: asyncpg.Record | None = await _whole(conn.fetchrow(sql, *args))
                 return found
         except _FAILURES as e:
             raise DatabaseError(f"database failure: {_reason(e)}") from e
@@ -377,6 +387,37 @@ class Store:
             found = await self._hot(_FORGET_MESSAGE, game_id, kind, chat_id)
             return found is not None and bool(found[0])
         return await self._hot(_PUT_MESSAGE, game_id, kind, chat_id, message_id) is not None
+
+
+_BEGIN = {
+    ("read_committed", False): "BEGIN ISOLATION LEVEL READ COMMITTED",
+    ("repeatable_read", True): "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+}
+
+
+async def _whole(statement: Awaitable[T]) -> T:
+    """Await a statement to its answer even if the caller is cancelled meanwhile, then
+    pass the cancellation on.
+
+    asyncpg meets a cancelled statement with a cancel request to the server, and a
+    ``BEGIN`` or ``COMMIT`` cut short that way can leave the server in a transaction the
+    client no longer knows of: the pool then hands out a connection whose next ``BEGIN``
+    fails. A statement takes a millisecond, so a shutdown can wait for it; and because
+    the caller hears of its cancellation only once the statement has committed or not,
+    whatever it reads next already sees the outcome (as on SQLite, whose batch runs to
+    its COMMIT)."""
+    task = asyncio.ensure_future(statement)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait((task,))
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller hears
+        raise asyncio.CancelledError
+    return task.result()
 
 
 def _reason(e: BaseException) -> str:
@@ -490,19 +531,19 @@ class Tx:
         return await self._scalar(sql, *params)
 
     async def _execute(self, sql: str, *params: Any) -> int:
-        status: str = await self._conn.execute(sql, *params)
+        status: str = await _whole(self._conn.execute(sql, *params))
         last = status.rpartition(" ")[2]
         return int(last) if last.isdigit() else 0
 
     async def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in await self._conn.fetch(sql, *params)]
+        return [tuple(r) for r in await _whole(self._conn.fetch(sql, *params))]
 
     async def _row(self, sql: str, *params: Any) -> tuple[Any, ...] | None:
-        found = await self._conn.fetchrow(sql, *params)
+        found = await _whole(self._conn.fetchrow(sql, *params))
         return None if found is None else tuple(found)
 
     async def _scalar(self, sql: str, *params: Any) -> Any:
-        return await self._conn.fetchval(sql, *params)
+        return await _whole(self._conn.fetchval(sql, *params))
 
     # ---- chats and users --------------------------------------------------------
 
@@ -736,7 +777,9 @@ class Tx:
     async def replace_seats(self, game_id: int, seats: Sequence[Seat]) -> None:
         await self._execute("DELETE FROM seats WHERE game_id = $1", game_id)
         if seats:
-            await self._conn.executemany(_INSERT_SEAT, [_seat_params(game_id, s) for s in seats])
+            await _whole(
+                self._conn.executemany(_INSERT_SEAT, [_seat_params(game_id, s) for s in seats])
+            )
 
     async def add_seat(self, game_id: int, seat: Seat) -> None:
         await self._execute(_INSERT_SEAT, *_seat_params(game_id, seat))

@@ -2,7 +2,7 @@
 and the fake Bot API server on loopback. Player actions per second and the time
 from a button press to its answer.
 
-    python -m tests.bot.bench_bot [--games 100] [--players 4] [--seconds 30] [--db PATH]
+    python -m tests.bot.bench_bot [--games 100] [--players 4] [--seconds 30] [--db PATH|URL]
         [--delay 0.08] [--bot-wide 30 [--mode adaptive]] [--in-flight 64]
 
 The fake server enforces Telegram's per-chat flood limits in real time (20 sends
@@ -60,6 +60,7 @@ from bot.outbox import SendLimits
 from durak.selfplay import engine_kind
 from durak.service import GameService
 from durak.service_types import FINISHED
+from durak.store import is_postgres
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User
 
@@ -157,7 +158,7 @@ def bot_process(
     profiler = cProfile.Profile(time.thread_time) if profile else None
     try:
         use_fast_event_loop()  # as python -m bot runs
-        asyncio.run(_serve(endpoint, Path(db), send_limits, time_scale, conn, profiler))
+        asyncio.run(_serve(endpoint, _db(db), send_limits, time_scale, conn, profiler))
     except BaseException as e:
         conn.send({"failed": repr(e)})
         raise
@@ -167,9 +168,14 @@ def bot_process(
     conn.close()
 
 
+def _db(name: str) -> Path | str:
+    """A SQLite file, or a PostgreSQL URL as it is."""
+    return name if is_postgres(name) else Path(name)
+
+
 async def _serve(
     endpoint: Endpoint,
-    db: Path,
+    db: Path | str,
     send_limits: SendLimits,
     time_scale: float,
     conn: Connection,
@@ -416,7 +422,7 @@ def machine_busy() -> float | None:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-async def count_actions(db: Path, creators: list[int]) -> tuple[int, int, int]:
+async def count_actions(db: Path | str, creators: list[int]) -> tuple[int, int, int]:
     """Actions applied (a game's version is its number of actions), games, finished."""
     actions = games = finished = 0
     async with await GameService.open(db) as service:
@@ -443,7 +449,7 @@ async def _recv(
     return message  # type: ignore[no-any-return]
 
 
-async def run(args: argparse.Namespace, db: Path) -> dict[str, Any]:
+async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     server_limits, send_limits = limits(args.time_scale, args.bot_wide, args.mode, args.in_flight)
     out: dict[str, Any] = {"server_limits": server_limits, "send_limits": send_limits}
     server = BenchTelegram(rate_limits=server_limits, log_requests=False, call_delay=args.delay)
@@ -598,7 +604,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100, help="games played at once")
     parser.add_argument("--players", type=int, default=4, help="players per game (2-6)")
     parser.add_argument("--seconds", type=float, default=30.0, help="time the users play")
-    parser.add_argument("--db", type=Path, default=None, help="a new database file (kept)")
+    parser.add_argument(
+        "--db",
+        type=_db,
+        default=None,
+        help="a new database file (kept), or a postgresql:// URL of an empty database",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--look",
@@ -639,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--time-scale must be in (0, 1]")
     if not 0 <= args.delay <= 2:
         parser.error("--delay must be 0-2 seconds")
-    if args.db is not None and args.db.exists():
+    if isinstance(args.db, Path) and args.db.exists():
         parser.error(f"{args.db} exists: the benchmark needs a new database")
     with tempfile.TemporaryDirectory(prefix="durak-bench-bot-") as tmp:
         db = args.db or Path(tmp) / "durak.sqlite3"

@@ -5,6 +5,7 @@ views, ``slot_action``, snapshots, and the record fields of 12.3."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -303,7 +304,9 @@ def test_english_taker_in_a_position():
 
 
 def test_english_repetition_view_says_why():
-    path = "tests/vectors-variants/english_repetition_draw.json"
+    path = (
+        Path(__file__).resolve().parents[2] / "tests/vectors-variants/english_repetition_draw.json"
+    )
     with open(path, encoding="utf-8") as f:
         record = json.load(f)
     g = Game.from_start(Rules(**record["rules"]), record["players"], record["start"])

@@ -11,12 +11,20 @@
 
 The parent kills it with SIGKILL at a random moment and checks the database
 against these acknowledgements.
+
+``python -m tests.service.crash_child --fork`` is the fast way to many kills: it
+imports everything once, then for each line ``DB SEED ACKS`` on its stdin forks a
+child that runs the above with its stdout in the file ``ACKS`` (stderr in
+``ACKS.err``), prints the child's pid, waits for it to die and prints ``dead N``
+(N the signal that killed it, -1 if it exited by itself). A fork starts in
+milliseconds where a new interpreter takes up to seconds on a busy machine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import sys
 
@@ -99,5 +107,26 @@ async def main(path: str, seed: int) -> None:
             del games[chat]
 
 
+def serve_forks() -> None:
+    """Fork one child per request line (see the module's docstring)."""
+    for line in sys.stdin:
+        db, seed, acks = line.split()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the loop above
+            try:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                os.dup2(os.open(acks, flags), 1)
+                os.dup2(os.open(acks + ".err", flags), 2)
+                asyncio.run(main(db, int(seed)))
+            finally:
+                os._exit(1)
+        print(pid, flush=True)
+        _, status = os.waitpid(pid, 0)
+        print("dead", os.WTERMSIG(status) if os.WIFSIGNALED(status) else -1, flush=True)
+
+
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+    if sys.argv[1:] == ["--fork"]:
+        serve_forks()
+    else:
+        asyncio.run(main(sys.argv[1], int(sys.argv[2])))

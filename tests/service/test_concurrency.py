@@ -13,7 +13,7 @@ from durak import Game, Rules, to_snapshot
 from durak.service import GameService
 from durak.service_errors import GameOver, IllegalMove, StaleVersion
 from durak.service_types import ApplyResult
-from tests.dbaccess import Db
+from tests.dbaccess import Db, is_pg
 
 from .helpers import db_rows, started, stored_replay, user, with_service
 
@@ -152,34 +152,44 @@ def test_cancelled_applies_leave_memory_as_on_disk(db: Db) -> None:
     """An apply cancelled at any point (a shutdown mid-click) may or may not have
     committed, but memory must always equal the disk afterwards."""
     path = db
+    # "A moment later": up to about two commits' time, so that both outcomes occur
+    # often (a PostgreSQL commit is a round trip to the server, slower than SQLite's).
+    later = 0.012 if is_pg(path) else 0.004
 
     async def body(s: GameService) -> None:
-        info = await started(s, 4, seed=5)
         rng = random.Random(5)
         outcomes: Counter[str] = Counter()
-        for _ in range(300):
-            current = await s.game(info.game_id)
-            if current.status != "running" or current.game is None:
-                break
-            seat = rng.choice(current.game.actors())
-            action = rng.choice(current.game.legal_actions(seat))
-            task = asyncio.create_task(s.apply(info.game_id, user(seat), action, current.version))
-            if rng.random() < 0.5:  # cancelled a few loop turns in: before, at or in the commit
-                for _ in range(rng.randrange(12)):
-                    await asyncio.sleep(0)
-            else:  # or a moment later: a commit (a trip to the database thread) may be done
-                await asyncio.sleep(rng.random() * 0.004)
-            task.cancel()
-            try:
-                await task
-                outcomes["done"] += 1
-            except asyncio.CancelledError:
-                outcomes["cancelled"] += 1
-            after = await s.game(info.game_id)
-            (version,) = db_rows(path, "SELECT version FROM games")[0]
-            assert after.version == version
-            assert after.game is not None
-            assert to_snapshot(after.game) == to_snapshot(stored_replay(path, info.game_id))
+        games = 0
+        while sum(outcomes.values()) < 300:
+            games += 1
+            info = await started(s, 4, seed=4 + games, chat=-100 - games)
+            while sum(outcomes.values()) < 300:
+                current = await s.game(info.game_id)
+                if current.status != "running" or current.game is None:
+                    break
+                seat = rng.choice(current.game.actors())
+                action = rng.choice(current.game.legal_actions(seat))
+                task = asyncio.create_task(
+                    s.apply(info.game_id, user(seat), action, current.version)
+                )
+                if rng.random() < 0.5:  # cancelled a few loop turns in: before, at or in the commit
+                    for _ in range(rng.randrange(12)):
+                        await asyncio.sleep(0)
+                else:  # or a moment later: the commit may be done
+                    await asyncio.sleep(rng.random() * later)
+                task.cancel()
+                try:
+                    await task
+                    outcomes["done"] += 1
+                except asyncio.CancelledError:
+                    outcomes["cancelled"] += 1
+                after = await s.game(info.game_id)
+                (version,) = db_rows(
+                    path, "SELECT version FROM games WHERE game_id = ?", (info.game_id,)
+                )[0]
+                assert after.version == version
+                assert after.game is not None
+                assert to_snapshot(after.game) == to_snapshot(stored_replay(path, info.game_id))
         assert outcomes["cancelled"] > 20 and outcomes["done"] > 20, outcomes
         committed = db_rows(path, "SELECT count(*) FROM actions")[0][0]
         assert committed >= outcomes["done"]

@@ -6,7 +6,9 @@ action may be in the log more often than it was applied (at most one
 unacknowledged action per kill: the one whose commit raced the kill). The next
 child reopens the same file, so every round also tests a restart.
 
-``DURAK_CRASH_ROUNDS`` sets the number of kills (default 30).
+It runs on both stores: ``DURAK_CRASH_ROUNDS`` sets the number of kills (default 30 on
+SQLite, 200 on PostgreSQL, where the server outlives the kills and the fence is the
+version check in one statement).
 """
 
 from __future__ import annotations
@@ -18,76 +20,110 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from durak.service import GameService
+from tests.dbaccess import Db, is_pg
 
-from .crash_check import Acks, action_count, check_database
+from .crash_check import Acks, check_database
 from .helpers import run, started, user, with_service
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _child(path: Path, seed: int) -> tuple[subprocess.Popen[str], list[str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.service.crash_child", str(path), str(seed)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: list[str] = []
+class Forker:
+    """The crash child's ``--fork`` server: a fresh child for each round in milliseconds."""
 
-    def read() -> None:
-        assert proc.stdout is not None
-        lines.extend(proc.stdout)
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.service.crash_child", "--fork"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    proc.reader = reader  # type: ignore[attr-defined]
-    return proc, lines
+    def start(self, db: Db, seed: int, acks: Path) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{db} {seed} {acks}\n")
+        self.proc.stdin.flush()
+        return int(self.proc.stdout.readline())
+
+    def reap(self) -> int:
+        """The signal that ended the last child (-1: it exited by itself)."""
+        assert self.proc.stdout is not None
+        word, number = self.proc.stdout.readline().split()
+        assert word == "dead"
+        return int(number)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
 
 
-def test_sigkill_at_random_moments(tmp_path: Path) -> None:
-    path = tmp_path / "crash.sqlite3"
-    rounds = int(os.environ.get("DURAK_CRASH_ROUNDS", "30"))
+def _wait_ready(acks: Path, limit: float = 60) -> None:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if acks.exists() and acks.read_text().startswith("ready\n"):
+            return
+        time.sleep(0.002)
+    raise AssertionError(f"the child never got ready:\n{_err(acks)}")
+
+
+def _err(acks: Path) -> str:
+    err = Path(f"{acks}.err")
+    return err.read_text() if err.exists() else ""
+
+
+def test_sigkill_at_random_moments(db: Db, tmp_path: Path) -> None:
+    """Kill a child playing three games at a random moment, over and over (30 times on
+    SQLite, 200 on PostgreSQL; ``DURAK_CRASH_ROUNDS`` for both): mostly while it plays,
+    sometimes while it starts up (opening, migrating, loading)."""
+    default = 200 if is_pg(db) else 30
+    rounds = int(os.environ.get("DURAK_CRASH_ROUNDS", default))
     rng = random.Random(os.environ.get("DURAK_CRASH_SEED", "20240611"))
     acks = Acks()
     total_acts = started_rounds = 0
-    for k in range(rounds):
-        before = action_count(path) if path.exists() else 0
-        proc, lines = _child(path, rng.randrange(1 << 30))
-        time.sleep(rng.uniform(0.05, 1.2))
-        exited = proc.poll()
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.reader.join(5)  # type: ignore[attr-defined]
-        assert exited is None, f"the child died by itself:\n{proc.stderr.read()}"  # type: ignore[union-attr]
-        proc.stderr.close()  # type: ignore[union-attr]
-        acts = 0
-        for line in lines:
-            if line.endswith("\n"):  # a line cut by the kill was never acknowledged
-                kind = acks.read(line.rstrip("\n"))
-                acts += kind == "act"
-                started_rounds += kind == "ready"
-        total_acts += acts
-        problems = check_database(path, acks) if path.exists() else []
-        assert not problems, f"round {k}: " + "\n".join(problems[:10])
-        extra = action_count(path) - before - acts if path.exists() else 0
-        assert extra in (0, 1), f"round {k}: {extra} logged actions were never acknowledged"
+    forker = Forker()
+    try:
+        for k in range(rounds):
+            before = acks.logged
+            ack_file = tmp_path / f"acks{k}"
+            pid = forker.start(db, rng.randrange(1 << 30), ack_file)
+            if rng.random() < 0.85:  # while it plays
+                _wait_ready(ack_file)
+                time.sleep(rng.uniform(0.0, 0.3))
+            else:  # while it starts
+                time.sleep(rng.uniform(0.0, 0.05))
+            os.kill(pid, signal.SIGKILL)
+            assert forker.reap() == signal.SIGKILL, f"the child died by itself:\n{_err(ack_file)}"
+            acts = 0
+            text = ack_file.read_text() if ack_file.exists() else ""  # killed at once
+            for line in text.splitlines(keepends=True):
+                if line.endswith("\n"):  # a line cut by the kill was never acknowledged
+                    kind = acks.read(line.rstrip("\n"))
+                    acts += kind == "act"
+                    started_rounds += kind == "ready"
+            total_acts += acts
+            problems = check_database(db, acks)
+            assert not problems, f"round {k}: " + "\n".join(problems[:10])
+            extra = acks.logged - before - acts
+            assert extra in (0, 1), f"round {k}: {extra} logged actions were never acknowledged"
+    finally:
+        forker.close()
     # The test must have done real work: many acknowledged actions, most rounds
     # past the start-up, and some kills that landed before the child was ready.
-    assert total_acts > rounds * 100, total_acts
-    assert started_rounds > rounds // 2
-    # And the surviving file still opens as a service with every game loadable.
+    assert total_acts > rounds * 20, total_acts
+    assert rounds // 2 < started_rounds < rounds
+    # And the surviving database still opens as a service with every game loadable.
 
     async def body(s: GameService) -> None:
         for info in await s.running_games():
             assert info.game is not None and info.game.result is None
 
-    with_service(path, body)
+    with_service(db, body)
 
 
 def _small_history(path: Path) -> Acks:

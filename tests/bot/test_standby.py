@@ -1,0 +1,177 @@
+"""Active and standby: two bot processes on one PostgreSQL database, the fake Bot API,
+games running, and ``kill -9`` of the active one.
+
+The standby must say it waits (one INFO line), take over when the active process
+dies, answer presses within 5 s of the kill, and play every game to its end; the
+database must then hold every game's snapshot as the replay of its log, and the
+fake server must have seen no flood-limit violation from either process. Then the
+new holder's lease connection is cut: it must exit at once with its own exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+
+from bot.lease import LOST_EXIT_CODE
+from tests.dbaccess import db_rows
+from tests.fake_telegram import RateLimits
+from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
+from tests.fake_telegram.models import Message, User
+from tests.service.crash_check import Acks, check_database
+
+from .harness import SCALE, Table
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = 3
+
+
+class Bot:
+    """One ``tests.bot.standby_child`` process and the lines it logged."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, name: str) -> None:
+        self.proc, self.name = proc, name
+        self.lines: list[str] = []
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def start(cls, name: str, env: dict[str, str]) -> Bot:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.bot.standby_child",
+            cwd=ROOT,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        return cls(proc, name)
+
+    async def _read(self) -> None:
+        assert self.proc.stderr is not None
+        async for line in self.proc.stderr:
+            self.lines.append(line.decode(errors="replace").rstrip("\n"))
+
+    async def said(self, words: str, timeout: float) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for line in self.lines:
+                if words in line:
+                    return line
+            if self.proc.returncode is not None:
+                break
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"{self.name} never said {words!r}:\n" + "\n".join(self.lines))
+
+    async def stop(self) -> int:
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            self.proc.kill()
+            code = await self.proc.wait()
+        await self._reader
+        return code
+
+
+class PatientTable(Table):
+    """A table whose players note a press never answered instead of failing: a press
+    the killed process fetched from Telegram but did not answer is lost with it (the
+    player presses again, as a person would)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.lost: list[float] = []  # when each unanswered press was sent
+
+    async def press(self, user: User, message: Message, data: str, check: bool = True) -> str:
+        sent = time.monotonic()
+        try:
+            return await super().press(user, message, data, check)
+        except TimeoutError:
+            self.lost.append(sent)
+            return ""
+
+
+@async_test
+async def test_kill_the_active_bot_and_the_standby_finishes_the_games(
+    make_fake_telegram: FakeTelegramFactory, pg_db: str
+) -> None:
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    env = {
+        **os.environ,
+        "DURAK_BOT_TOKEN": server.token,
+        "DURAK_DB": pg_db,
+        "DURAK_API_URL": server.base_url,
+        "DURAK_LOG_LEVEL": "INFO",
+    }
+    active = await Bot.start("the first bot", env)
+    standby: Bot | None = None
+    try:
+        await active.said("active: this process holds the lease", 60)
+        standby = await Bot.start("the second bot", env)
+        waiting = await standby.said("standby: another bot process is active", 60)
+        assert "INFO" in waiting
+        tables = []
+        for k in range(GAMES):
+            users = [server.add_user(f"G{k}P{i}", started=True) for i in range(2)]
+            group = server.add_group(f"Group {k}", users, admins=[users[0]])
+            table = PatientTable(server, group, users, random.Random(k))
+            await table.open_lobby()
+            await table.join_all()
+            await table.start()
+            tables.append(table)
+        stop = asyncio.Event()
+        players = [asyncio.create_task(t.play(u, stop)) for t in tables for u in t.users]
+        await server.wait_for(lambda: sum(t.presses for t in tables) >= 30, 60, what="presses")
+        assert all(t.ended() is None for t in tables), "a game ended before the kill"
+
+        active.proc.kill()  # kill -9, while the players keep pressing
+        killed = time.monotonic()
+        await active.stop()
+        probe = tables[0]
+        panel = probe.panel(probe.users[0])
+        assert panel is not None
+        data = next(b.callback_data for b in panel.buttons if b.callback_data)
+        answered = await (await probe.users[0].press(panel, data or "", check=False)).wait(5)
+        takeover = time.monotonic() - killed
+        assert answered is not None and takeover < 5, takeover
+        await standby.said("active: this process holds the lease", 5)
+
+        await asyncio.gather(
+            *(server.wait_for(lambda t=t: t.ended() is not None, 180) for t in tables)
+        )
+        stop.set()
+        await asyncio.gather(*players)
+        for t in tables:
+            assert all(sent < killed for sent in t.lost), "a press after the kill went unanswered"
+        # the only presses never answered are those the killed process took with it
+        assert len(server.unanswered_callbacks()) == sum(len(t.lost) for t in tables)
+        lost = sum(len(t.lost) for t in tables)
+
+        # The new holder's lease connection drops (the server ended its session): it
+        # exits at once, not 0, for its supervisor to restart it as a standby.
+        db_rows(
+            pg_db,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'durak lease'",
+        )
+        assert await asyncio.wait_for(standby.proc.wait(), 15) == LOST_EXIT_CODE
+        await standby.said("lost the lease", 1)
+    finally:
+        codes = [await active.stop()]
+        if standby is not None:
+            codes.append(await standby.stop())
+    assert codes[0] == -signal.SIGKILL
+    assert codes[1] == LOST_EXIT_CODE, "\n".join(standby.lines[-30:])
+    errors = [line for line in standby.lines if " ERROR " in line]
+    assert len(errors) == 1 and "lost the lease" in errors[0], errors
+    assert check_database(pg_db, Acks()) == []  # every snapshot is the replay of its log
+    assert server.limit_violations() == 0
+    print(f"takeover: a press answered {takeover:.2f} s after the kill; {lost} presses lost")

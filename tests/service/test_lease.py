@@ -1,0 +1,76 @@
+"""The bot's lease (durak/store/lease.py): one holder at a time, handed over when the
+holder goes, and a holder that loses its connection hears of it at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+from durak.store.lease import Lease
+from tests.dbaccess import db_rows
+
+
+def test_one_holder_and_the_standby_takes_over(pg_db: str) -> None:
+    async def main() -> None:
+        first, second = Lease(pg_db, retry=0.05), Lease(pg_db, retry=0.05)
+        lost: list[str] = []
+        waited = asyncio.Event()
+        await first.acquire(on_lost=lost.append)
+        waiting = asyncio.create_task(second.acquire(on_lost=lost.append, on_wait=waited.set))
+        await asyncio.wait_for(waited.wait(), 10)
+        await asyncio.sleep(0.3)  # many tries, none may succeed
+        assert not waiting.done() and first.held and not second.held
+        await first.release()
+        await asyncio.wait_for(waiting, 10)
+        assert second.held and not first.held
+        await second.release()
+        assert lost == []  # a release is not a loss
+
+    asyncio.run(main())
+
+
+def test_a_dropped_connection_loses_the_lease_and_frees_it(pg_db: str) -> None:
+    """The server ends the holder's session (as when the holder's machine is cut off and
+    its keepalives fail): the holder is told, and the standby gets the lease."""
+
+    async def main() -> None:
+        holder, standby = Lease(pg_db, retry=0.05), Lease(pg_db, retry=0.05)
+        lost: list[str] = []
+        await holder.acquire(on_lost=lost.append)
+        waiting = asyncio.create_task(standby.acquire(on_lost=lost.append))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        db_rows(
+            pg_db,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = 'durak lease' AND pid IN"
+            " (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)",
+        )
+        await asyncio.wait_for(waiting, 10)
+        for _ in range(100):  # the heartbeat or the termination listener, whichever first
+            if lost:
+                break
+            await asyncio.sleep(0.05)
+        assert len(lost) == 1 and not holder.held and standby.held
+        await holder.release()
+        await standby.release()
+
+    asyncio.run(main())
+
+
+def test_a_silent_server_loses_the_lease(pg_db: str) -> None:
+    """A heartbeat that is not answered in time (a server that hangs, a network that
+    drops packets) loses the lease too, without waiting for the socket to close."""
+
+    async def main() -> None:
+        lease = Lease(pg_db, heartbeat=0.05, timeout=0.2)
+        lost: list[str] = []
+        await lease.acquire(on_lost=lost.append)
+        lease.heartbeat_sql = "SELECT pg_sleep(30)"  # the server takes its time
+        for _ in range(100):
+            if lost:
+                break
+            await asyncio.sleep(0.05)
+        assert lost and "heartbeat" in lost[0] and not lease.held
+        await lease.release()
+
+    asyncio.run(main())
