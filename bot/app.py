@@ -223,6 +223,8 @@ class DurakBot:
             await self.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))
+        for info in await self.service.suit_choices():  # own trumps: the clock runs on
+            await self.presenter.changed(info)
 
     async def _posted(self, chat_id: int, slot_name: str, message_id: int) -> None:
         parsed = parse_slot(slot_name)

@@ -7,9 +7,13 @@
 - ``1x.h`` / ``1y.h`` / ``1z.h`` seat an easy / normal / hard AI player in lobby 17
 - ``1o.dk`` a settings menu button: cycle the option ``dk`` (the deck size)
 - ``1g.h.5.cTH`` in game 17 at state version 5: tap 10♥ (the bot works out
-  what that means); ``a`` attack, ``d`` defend (two cards), ``t`` take,
-  ``p`` pass, ``x`` transfer, ``w`` show trump, ``e`` exchange trump,
-  ``k`` back to the hand, ``f`` refresh.
+  what that means); ``a`` attack (one to six cards), ``d`` defend (two cards),
+  ``t`` take, ``p`` pass, ``x`` transfer, ``w`` show trump, ``e`` exchange
+  trump, ``r`` return the card(s) (``return_last_card``), ``l`` lead and ``b``
+  beat (pile games), ``s3`` play face-down slot 3 (``blind``; decimal), ``m``
+  with up to six cards: the several-card opening picker with those cards
+  chosen so far, ``k`` back to the hand, ``f`` refresh.
+- ``1c.h.S`` own trumps: choose spades as one's suit in lobby 17.
 
 Anything else, including data from a forged client, raises ``BadCallback``.
 """
@@ -20,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer
-from durak.actions import Action
+from durak.actions import Action, Beat, Lead, ReturnCard
 from durak.cards import Card, Rank, parse_card
 
 VERSION = "1"
@@ -28,10 +32,13 @@ LOBBY_KINDS = frozenset("jlsrhxyz")
 #: Lobby buttons that seat an AI player of a level.
 AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
 SETTING = re.compile(r"1o\.([a-z]{1,3})")
+SUIT = re.compile(r"1c\.([0-9a-z]{1,12})\.([SHDC])")
 MAX_BYTES = 64
+#: At most this many cards in one attack button or one picker selection.
+MAX_CARDS = 6
 
 _DATA = re.compile(
-    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,4}))?"
+    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,12}))?"
 )
 
 
@@ -47,6 +54,21 @@ class Tap:
 
 
 @dataclass(frozen=True, slots=True)
+class Slot:
+    """``blind``: the player plays his face-down hand slot ``index`` (the service
+    turns it into the card, :meth:`durak.Game.slot_action`)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """The several-card opening picker, with ``cards`` chosen so far (in tap order)."""
+
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Back:
     """Leave a choice and show the hand again."""
 
@@ -56,16 +78,18 @@ class Refresh:
     """Show the panel afresh."""
 
 
-Move = Action | Tap | Back | Refresh
+Move = Action | Tap | Slot | Pick | Back | Refresh
 
 
 @dataclass(frozen=True, slots=True)
 class Callback:
-    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings)
+    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings), c (suit)
     game_id: int
     version: int | None = None
     move: Move | None = None
     setting: str | None = None
+    #: ``c``: the suit letter chosen (own trumps).
+    suit: str | None = None
 
 
 def _b36(n: int) -> str:
@@ -89,16 +113,35 @@ def _move(move: Move) -> str:
     if isinstance(move, Tap):
         return "c" + _card(move.card)
     if isinstance(move, Attack):
-        if len(move.cards) != 1:
-            raise ValueError("a button attacks with one card")
-        return "a" + _card(move.cards[0])
+        if not 1 <= len(move.cards) <= MAX_CARDS:
+            raise ValueError(f"a button attacks with one to {MAX_CARDS} cards")
+        return "a" + "".join(_card(c) for c in move.cards)
+    if isinstance(move, Pick):
+        if len(move.cards) > MAX_CARDS:
+            raise ValueError(f"a picker holds at most {MAX_CARDS} cards")
+        return "m" + "".join(_card(c) for c in move.cards)
+    if isinstance(move, Slot):
+        if not 0 <= move.index < 1000:
+            raise ValueError("no such slot")
+        return "s" + str(move.index)
+    if isinstance(move, Lead):
+        return "l" + _card(move.card)
+    if isinstance(move, Beat):
+        return "b" + _card(move.card)
     if isinstance(move, Defend):
         return "d" + _card(move.attack) + _card(move.card)
     if isinstance(move, Transfer):
         return "x" + _card(move.card)
     if isinstance(move, ShowTrump):
         return "w" + _card(move.card)
-    simple = {Take: "t", Pass: "p", ExchangeTrump: "e", Back: "k", Refresh: "f"}
+    simple = {
+        Take: "t",
+        Pass: "p",
+        ExchangeTrump: "e",
+        ReturnCard: "r",
+        Back: "k",
+        Refresh: "f",
+    }
     return simple[type(move)]
 
 
@@ -107,6 +150,10 @@ def encode(cb: Callback) -> str:
         if cb.setting is None or not re.fullmatch(r"[a-z]{1,3}", cb.setting):
             raise ValueError("a settings button names a setting")
         return f"{VERSION}o.{cb.setting}"
+    if cb.kind == "c":
+        if cb.suit not in ("S", "H", "D", "C"):
+            raise ValueError("a suit button names a suit")
+        return f"{VERSION}c.{_b36(cb.game_id)}.{cb.suit}"
     text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
     if cb.kind == "g":
         if cb.version is None or cb.move is None:
@@ -124,23 +171,32 @@ def setting(code: str) -> str:
     return encode(Callback("o", 0, setting=code))
 
 
+def suit(game_id: int, letter: str) -> str:
+    return encode(Callback("c", game_id, suit=letter))
+
+
 def move(game_id: int, version: int, m: Move) -> str:
     return encode(Callback("g", game_id, version, m))
 
 
-def _cards(text: str, count: int) -> list[Card]:
-    if len(text) != 2 * count:
+def _cards(text: str, count: int | None) -> list[Card]:
+    """``count`` cards (``None``: zero to :data:`MAX_CARDS`), each at most once."""
+    if len(text) % 2 or (count is not None and len(text) != 2 * count):
         raise BadCallback("wrong number of cards")
     try:
-        return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+        found = [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
     except ValueError:
         raise BadCallback("not a card") from None
+    if count is None and (len(found) > MAX_CARDS or len(set(found)) != len(found)):
+        raise BadCallback("not a set of cards")
+    return found
 
 
 _SIMPLE: dict[str, Move] = {
     "t": Take(),
     "p": Pass(),
     "e": ExchangeTrump(),
+    "r": ReturnCard(),
     "k": Back(),
     "f": Refresh(),
 }
@@ -152,6 +208,9 @@ def decode(data: object) -> Callback:
     option = SETTING.fullmatch(data)
     if option:
         return Callback("o", 0, setting=option.group(1))
+    chosen = SUIT.fullmatch(data)
+    if chosen:
+        return Callback("c", int(chosen.group(1), 36), suit=chosen.group(2))
     m = _DATA.fullmatch(data)
     if not m:
         raise BadCallback("not callback data of this bot")
@@ -168,7 +227,18 @@ def decode(data: object) -> Callback:
     if op == "c":
         parsed = Tap(_cards(rest, 1)[0])
     elif op == "a":
-        parsed = Attack((_cards(rest, 1)[0],))
+        attack = _cards(rest, None)
+        if not attack:
+            raise BadCallback("an attack needs a card")
+        parsed = Attack(tuple(attack))
+    elif op == "m":
+        parsed = Pick(tuple(_cards(rest, None)))
+    elif op == "s" and re.fullmatch(r"0|[1-9][0-9]{0,2}", rest):
+        parsed = Slot(int(rest))
+    elif op == "l":
+        parsed = Lead(_cards(rest, 1)[0])
+    elif op == "b":
+        parsed = Beat(_cards(rest, 1)[0])
     elif op == "d":
         a, c = _cards(rest, 2)
         parsed = Defend(a, c)

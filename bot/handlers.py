@@ -15,11 +15,12 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
-from durak import Pass
-from durak.actions import Action
+from durak import Pass, View
+from durak.actions import Action, Attack
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
 from durak.service_types import FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
+from durak.view import PileView
 
 from . import callbacks as cb
 from . import games_menu, games_text, keyboards, render
@@ -364,6 +365,8 @@ class Handlers:
             return await self._setting_button(context, chat, user, data.setting or "")
         if data.kind == "h":
             return await self._record(chat.id, data.game_id)
+        if data.kind == "c":
+            return await self._suit(chat.id, data.game_id, user, data.suit or "")
         if data.kind == "r":
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.changed(info)
@@ -386,10 +389,28 @@ class Handlers:
         # "s": start
         is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
         info = await self.service.start(chat.id, user.id, is_admin=is_admin)
+        if info.status == LOBBY:  # own trumps: the players choose their suits first
+            await self.presenter.changed(info)
+            return {"text": _("Choose your suits, in turn.")}
+        await self._dealt(info)
+        return {"text": _("Dealt! Your cards are in our private chat.")}
+
+    async def _dealt(self, info: GameInfo) -> None:
         names = ", ".join(render.player(s) for s in info.seats)
         await self.presenter.lobby(info, note=N_("The game started: {names}."), names=names)
         await self.presenter.changed(info)
-        return {"text": _("Dealt! Your cards are in our private chat.")}
+
+    async def _suit(self, chat_id: int, game_id: int, user: User, suit: str) -> dict[str, Any]:
+        """Own trumps in the lobby: the player whose turn it is takes a free suit."""
+        info = await self.service.game(game_id)
+        if info.chat_id != chat_id:
+            return {"text": render.refusal("unknown_game"), "show_alert": True}
+        info = await self.service.choose_suit(game_id, user.id, suit)
+        if info.status == RUNNING:
+            await self._dealt(info)
+            return {"text": _("Dealt! Your cards are in our private chat.")}
+        await self.presenter.changed(info)
+        return {"text": _("Your trump: {suit}").format(suit=render.SUIT_NAMES[suit])}
 
     async def _record(self, chat_id: int, game_id: int) -> dict[str, Any]:
         """Send a finished game's record (durak-record/1) as a JSON document."""
@@ -444,6 +465,23 @@ class Handlers:
         game = info.game
         assert game is not None  # a running game has one
         view = game.view(seat)
+        if isinstance(move, cb.Slot):
+            return await self._play(info, user.id, None, data.version, slot_index=move.index)
+        if isinstance(move, cb.Pick):
+            if not isinstance(view, View) or not keyboards.several_card_openings(view):
+                return {"text": render.refusal("cannot_play"), "show_alert": True}
+            if not set(move.cards) <= set(view.hand):
+                return {"text": render.refusal("not_in_hand"), "show_alert": True}
+            self.outbox.show(
+                user.id,
+                slot("panel", info.game_id),
+                render.panel_text(await self._panel_table(info, view))
+                + "\n\n"
+                + _("Choose the cards to open with, then play them."),
+                keyboards.picker(info.game_id, info.version, view, move.cards),
+                priority=3,
+            )
+            return {}
         action: Action
         if isinstance(move, cb.Tap):
             options = keyboards.card_actions(view, move.card)
@@ -452,20 +490,12 @@ class Handlers:
                 if move.card not in view.hand:
                     code = "not_in_hand"
                 return {"text": render.refusal(code), "show_alert": True}
-            if len(options) > 1:
+            several = isinstance(options[0], Attack) and len(options[0].cards) > 1
+            if len(options) > 1 or several:  # a pair is confirmed, not played by one tap
                 self.outbox.show(
                     user.id,
                     slot("panel", info.game_id),
-                    render.panel_text(
-                        render.Table(
-                            info.game_id,
-                            info.version,
-                            await self.presenter.titles.get(info.chat_id),
-                            info.seats,
-                            view,
-                            info.ending,
-                        )
-                    )
+                    render.panel_text(await self._panel_table(info, view))
                     + "\n\n"
                     + _("What should {card} do?").format(card=render.card(move.card)),
                     keyboards.choice(info.game_id, info.version, options),
@@ -477,11 +507,33 @@ class Handlers:
             assert move is not None
             action = move
         # A pass means "I have seen the table and add nothing": only for the table seen.
-        version = data.version if isinstance(action, Pass) else None
+        return await self._play(
+            info, user.id, action, data.version if isinstance(action, Pass) else None
+        )
+
+    async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
+        title = await self.presenter.titles.get(info.chat_id)
+        return render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
+
+    async def _play(
+        self,
+        info: GameInfo,
+        user_id: int,
+        action: Action | None,
+        version: int | None,
+        slot_index: int | None = None,
+    ) -> dict[str, Any]:
+        """Apply the action (or ``blind``'s face-down slot: only for the table seen,
+        since the player cannot tell what the slot holds) and show the result."""
+        user = user_id
         try:
-            result = await self.service.apply(info.game_id, user.id, action, version)
+            if action is None:
+                assert slot_index is not None
+                result = await self.service.play_slot(info.game_id, user, slot_index, version)
+            else:
+                result = await self.service.apply(info.game_id, user, action, version)
         except StaleVersion:
-            await self.presenter.panel(await self.service.game(info.game_id), user.id)
+            await self.presenter.panel(await self.service.game(info.game_id), user)
             return {"text": render.refusal("stale_version"), "show_alert": True}
         except IllegalMove as e:
             return {"text": render.refusal(e.code), "show_alert": True}

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
-from durak.actions import Action
+from durak.actions import Action, Beat, Lead, ReturnCard
 from durak.cards import Card
+from durak.view import PileView
 
 from . import callbacks as cb
 from .i18n import _
@@ -75,35 +76,46 @@ def table(bot_username: str, game_id: int, over: bool) -> Markup:
     return markup([[button("🃏 " + _("My cards"), url=url)]])
 
 
-def playable(view: View) -> set[Card]:
+def playable(view: View | PileView) -> set[Card]:
     """The cards of the hand that some legal action plays or shows."""
     out: set[Card] = set()
     for a in view.legal:
         if isinstance(a, Attack):
             out.update(a.cards)
-        elif isinstance(a, Defend | Transfer | ShowTrump):
+        elif isinstance(a, Defend | Transfer | ShowTrump | Lead | Beat):
             out.add(a.card)
     return out
 
 
-def card_actions(view: View, c: Card) -> list[Action]:
-    """What tapping ``c`` could mean now (single-card attacks, covers, transfers)."""
+def card_actions(view: View | PileView, c: Card) -> list[Action]:
+    """What tapping ``c`` could mean now: single-card attacks, covers, transfers,
+    a pile game's lead or beat; and where no single card may open (``english``:
+    a pair), the openings with ``c`` in them, to choose from."""
     out: list[Action] = []
+    several: list[Action] = []
     for a in view.legal:
         if (isinstance(a, Attack) and a.cards == (c,)) or (
-            isinstance(a, Defend | Transfer) and a.card == c
+            isinstance(a, Defend | Transfer | Lead | Beat) and a.card == c
         ):
             out.append(a)
+        elif isinstance(a, Attack) and c in a.cards and len(a.cards) == 2:
+            several.append(a)
+    if not any(isinstance(a, Attack) for a in out):
+        out += several
     return out
 
 
-def panel(game_id: int, version: int, view: View) -> Markup:
-    """The hand as buttons (cards that can be played now plain, others in
-    brackets) and the actions that are legal now."""
-    can = playable(view)
+def several_card_openings(view: View) -> bool:
+    """Whether an opening of several cards is legal now (the picker is offered)."""
+    return any(isinstance(a, Attack) and len(a.cards) > 1 for a in view.legal) and not view.table
+
+
+def _hand_rows(
+    game_id: int, version: int, hand: tuple[Card, ...], can: set[Card]
+) -> list[list[Button]]:
     rows: list[list[Button]] = []
     row: list[Button] = []
-    for c in view.hand:
+    for c in hand:
         label = card(c) if c in can else f"({card(c)})"
         row.append(button(label, callback_data=cb.move(game_id, version, cb.Tap(c))))
         if len(row) == CARDS_PER_ROW:
@@ -111,7 +123,28 @@ def panel(game_id: int, version: int, view: View) -> Markup:
             row = []
     if row:
         rows.append(row)
+    return rows
+
+
+def _refresh(game_id: int, version: int) -> list[Button]:
+    return [button("↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh()))]
+
+
+def panel(game_id: int, version: int, view: View | PileView) -> Markup:
+    """The hand as buttons (cards that can be played now plain, others in
+    brackets) and the actions that are legal now. ``blind``: the face-down slots
+    instead; a pile game: :func:`pile_panel`."""
+    if isinstance(view, PileView):
+        return pile_panel(game_id, version, view)
+    if view.slots is not None:
+        return blind_panel(game_id, version, view)
+    can = playable(view)
+    rows = _hand_rows(game_id, version, view.hand, can)
     actions: list[Button] = []
+    if several_card_openings(view):
+        actions.append(
+            button("🃏 " + _("Several cards"), callback_data=cb.move(game_id, version, cb.Pick()))
+        )
     for a in view.legal:
         if isinstance(a, Take):
             actions.append(_button("🫴 " + _("Take"), game_id, version, a))
@@ -123,12 +156,85 @@ def panel(game_id: int, version: int, view: View) -> Markup:
         elif isinstance(a, ShowTrump):
             text = _("Show {card}").format(card=card(a.card))
             actions.append(_button("👁 " + text, game_id, version, a))
+        elif isinstance(a, ReturnCard):
+            actions.append(_button("↩️ " + _("Return the card"), game_id, version, a))
     if actions:
         rows.append(actions)
-    rows.append(
-        [button("↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh()))]
-    )
+    rows.append(_refresh(game_id, version))
     return markup(rows)
+
+
+def picker(game_id: int, version: int, view: View, chosen: tuple[Card, ...]) -> Markup:
+    """The several-card opening: tap cards to choose them (✅), then play them. Only
+    cards of some legal opening with all the chosen ones are offered, so the rule of
+    the game (one rank; ``damka``: one suit; ``english``: a pair) shows in the
+    buttons; the play button appears once the choice is a legal opening."""
+    openings = [a for a in view.legal if isinstance(a, Attack)]
+    fits = {c for a in openings if set(chosen) <= set(a.cards) for c in a.cards}
+    rows: list[list[Button]] = []
+    row: list[Button] = []
+    for c in view.hand:
+        if c in chosen:
+            rest = tuple(x for x in chosen if x != c)
+            row.append(
+                button("✅ " + card(c), callback_data=cb.move(game_id, version, cb.Pick(rest)))
+            )
+        elif c in fits and len(chosen) < cb.MAX_CARDS:
+            more = (*chosen, c)
+            row.append(button(card(c), callback_data=cb.move(game_id, version, cb.Pick(more))))
+        else:
+            continue
+        if len(row) == CARDS_PER_ROW:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    if chosen and Attack(chosen) in openings:
+        text = _("Play {cards}").format(cards=" ".join(card(c) for c in chosen))
+        rows.append([_button("▶️ " + text, game_id, version, Attack(chosen))])
+    rows.append([button("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))])
+    return markup(rows)
+
+
+def blind_panel(game_id: int, version: int, view: View) -> Markup:
+    """``blind``: one button per face-down slot (its card once he has seen it); a
+    tap plays that slot, when he is to open or answer."""
+    assert view.slots is not None
+    rows: list[list[Button]] = []
+    row: list[Button] = []
+    for i, c in enumerate(view.slots):
+        label = f"🂠{i + 1}" if c is None else card(c)
+        row.append(button(label, callback_data=cb.move(game_id, version, cb.Slot(i))))
+        if len(row) == CARDS_PER_ROW:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    rows.append(_refresh(game_id, version))
+    return markup(rows)
+
+
+def pile_panel(game_id: int, version: int, view: PileView) -> Markup:
+    """A pile game: the hand (cards that lead or beat now plain), and Take with
+    what it costs."""
+    rows = _hand_rows(game_id, version, view.hand, playable(view))
+    for a in view.legal:
+        if isinstance(a, Take):
+            cost = view.take_cost or 0
+            if view.game == "road":
+                text = _("Take the bottom card")
+            else:
+                text = _("Take ({n})").format(n=cost)
+            rows.append([_button("🫴 " + text, game_id, version, a)])
+    rows.append(_refresh(game_id, version))
+    return markup(rows)
+
+
+def suits(game_id: int, free: tuple[str, ...]) -> Markup:
+    """Own trumps in the lobby: one button per suit still free."""
+    from .render import SUIT_NAMES
+
+    return markup([[button(SUIT_NAMES[s], callback_data=cb.suit(game_id, s)) for s in free]])
 
 
 def choice(game_id: int, version: int, options: list[Action]) -> Markup:
@@ -140,7 +246,7 @@ def choice(game_id: int, version: int, options: list[Action]) -> Markup:
         elif isinstance(a, Transfer):
             text = _("Transfer with {card}").format(card=card(a.card))
         elif isinstance(a, Attack):
-            text = _("Play {card}").format(card=card(a.cards[0]))
+            text = _("Play {cards}").format(cards=" ".join(card(c) for c in a.cards))
         else:
             continue
         rows.append([_button(text, game_id, version, a)])

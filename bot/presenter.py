@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from dataclasses import replace
 
 from telegram import Bot
@@ -14,7 +15,8 @@ from telegram.error import TelegramError
 
 from durak import Game, View
 from durak.service import GameService
-from durak.service_types import RUNNING, GameInfo
+from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo
+from durak.view import PileView
 
 from . import keyboards, render
 from .i18n import _, language
@@ -61,9 +63,14 @@ class Titles:
         return self._titles[chat_id] or _("your group")  # in the reader's language
 
 
-def role(view: View, seat: int) -> str | None:
+def role(view: View | PileView, seat: int) -> str | None:
     """What the game waits for from this seat that deserves a notification (from the
-    public view: who is waited for, who attacks and defends, is the table empty)."""
+    public view: who is waited for, who attacks and defends, is the table empty; a
+    pile game: the player on turn, to lead or to answer)."""
+    if isinstance(view, PileView):
+        if view.outcome is not None or view.turn != seat:
+            return None
+        return view.phase
     if view.outcome is not None or seat not in view.waiting_for:
         return None
     if not view.table and seat == view.attacker:
@@ -94,7 +101,7 @@ def _panel_content(
         )
 
 
-def _now(table: render.Table, view: View) -> render.Table:
+def _now(table: render.Table, view: View | PileView) -> render.Table:
     """``table`` with the game's view at this moment, and the version that view shows."""
     return replace(table, view=view, version=max(table.version, view.moves))
 
@@ -117,7 +124,23 @@ class Presenter:
         self._roles: dict[tuple[int, int], str | None] = {}
 
     async def changed(self, info: GameInfo, finished: bool = False) -> None:
-        """A game moved: show it everywhere, announce the end, start the next clock."""
+        """A game moved: show it everywhere, announce the end, start the next clock.
+        A sprint deal that ended with the match going on hands its table message
+        to the next deal, which the service has started."""
+        if info.status == LOBBY and info.suit_choice is not None:
+            await self.lobby(info)  # own trumps: the suits are being chosen
+            if self.timers is not None:
+                self.timers.arm_suits(info)
+            return
+        following = await self._next_deal(info) if finished or info.status == FINISHED else None
+        if following is not None:
+            await self.game(info.game_id, info, table=False)
+            await self.ended(info, following)
+            self._carry_table(info, following)
+            if self.timers is not None:
+                self.timers.cancel(info.game_id)
+            await self.changed(following)
+            return
         await self.game(info.game_id, info)
         if finished or (info.status != RUNNING and info.ending is not None):
             await self.ended(info)
@@ -140,7 +163,12 @@ class Presenter:
             self._lobby(info, creator, _(note).format(**fields) if note else "", repost)
 
     def _lobby(self, info: GameInfo, creator: str, note: str, repost: bool) -> None:
-        if info.status == "lobby":
+        choice = info.suit_choice
+        if info.status == LOBBY and choice is not None:
+            left = None if choice.deadline is None else max(0, round(choice.deadline - time.time()))
+            text = render.suit_choice_text(info.seats, choice.order, choice.chosen, left)
+            markup: keyboards.Markup | None = keyboards.suits(info.game_id, choice.free)
+        elif info.status == "lobby":
             text = render.lobby_text(info.seats, info.rules, creator)
             markup = keyboards.lobby(info.game_id, room=len(info.seats) < info.rules.max_players)
         else:
@@ -155,24 +183,49 @@ class Presenter:
             priority=PRIORITY_GROUP,
         )
 
-    async def game(self, game_id: int, info: GameInfo | None = None) -> None:
-        """Show the game's current state everywhere; notify whoever must open or defend."""
+    async def _next_deal(self, info: GameInfo) -> GameInfo | None:
+        """The next deal of a sprint match that goes on after this ended deal."""
+        game = info.game
+        ending = info.ending
+        if game is None or not game.over or (ending is not None and ending.reason != PLAYED):
+            return None
+        if not game.next_game().continues:
+            return None
+        return await self.service.next_deal(info.game_id)
+
+    def _carry_table(self, ended: GameInfo, following: GameInfo) -> None:
+        """One table message for the whole match: the next deal edits the same one."""
+        old = slot("table", ended.game_id)
+        message_id = self.outbox.message_id(ended.chat_id, old)
+        self.outbox.forget(ended.chat_id, old)
+        if message_id is not None:
+            self.outbox.remember(ended.chat_id, slot("table", following.game_id), message_id)
+
+    async def game(self, game_id: int, info: GameInfo | None = None, table: bool = True) -> None:
+        """Show the game's current state everywhere; notify whoever must open or defend
+        (``table=False``: the players' panels only)."""
         info = info or await self.service.game(game_id)
         game = info.game
         if game is None:
             return
         over = info.status != RUNNING
-        table = await self._table(info, game)
-        public = table.view
+        shown = await self._table(info, game)
+        public = shown.view
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
         group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
-        self.outbox.show_later(
-            info.chat_id,
-            slot("table", game_id),
-            functools.partial(_table_content, group_lang, table, game, self.username, over),
-            priority=PRIORITY_GROUP,
-        )
+        table_slot = slot("table", game_id)
+        if self.outbox.message_id(info.chat_id, table_slot) is None:
+            known = info.message("table", info.chat_id)  # e.g. a match's earlier deal
+            if known is not None:
+                self.outbox.remember(info.chat_id, table_slot, known)
+        if table:
+            self.outbox.show_later(
+                info.chat_id,
+                table_slot,
+                functools.partial(_table_content, group_lang, shown, game, self.username, over),
+                priority=PRIORITY_GROUP,
+            )
         for seat in info.seats:
             if seat.is_ai:
                 continue
@@ -186,7 +239,7 @@ class Presenter:
                 functools.partial(
                     _panel_content,
                     await self.langs.of_user(seat.user_id),
-                    table,
+                    shown,
                     game,
                     seat.seat,
                     over,
@@ -225,14 +278,24 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         return render.Table(info.game_id, version, title, info.seats, public, info.ending, left)
 
-    async def ended(self, info: GameInfo) -> None:
-        """The group hears who is the durak, with a Play again button."""
+    async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:
+        """The group hears who is the durak, with a Play again button; a sprint deal
+        the match goes on after: the deal's fool and the score, without buttons; the
+        match's last deal: the match result too."""
         game = info.game
         outcome = game.result if game is not None else None
+        view = game.view(None) if game is not None else None
+        reason = view.end_reason if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+            lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]
+            match = view.match if isinstance(view, View) else None
+            if match is not None:
+                lines += render.match_lines(match)
+            if following is not None:
+                lines.append(_("The next deal follows."))
             self.outbox.send(
                 info.chat_id,
-                "🏁 " + render.outcome_line(info.seats, outcome, info.ending),
-                keyboards.ended(self.username, info.game_id),
+                "\n".join(lines),
+                None if following is not None else keyboards.ended(self.username, info.game_id),
                 priority=PRIORITY_GROUP,
             )

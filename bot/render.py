@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from durak import Card, Rules, View
+from durak.actions import Attack
 from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
-from durak.view import Outcome
+from durak.view import MatchView, Outcome, PileView
 
 from . import games_text
 from .i18n import N_, _, n_
@@ -30,7 +31,7 @@ class Table:
     version: int
     chat_title: str
     seats: tuple[Seat, ...]
-    view: View
+    view: View | PileView
     ending: Ending | None = None
     seconds_left: int | None = None
 
@@ -92,6 +93,7 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
 
 def _opening(t: Table) -> str:
     v = t.view
+    assert isinstance(v, View)
     if v.opener is None:
         return ""
     name = player(t.seats[v.opener])
@@ -112,6 +114,7 @@ def _opening(t: Table) -> str:
 
 def _seat_line(t: Table, s: int) -> str:
     v = t.view
+    assert isinstance(v, View)
     info = v.seats[s]
     mark = ""
     if info.out:
@@ -131,6 +134,7 @@ def _seat_line(t: Table, s: int) -> str:
 
 def waiting_line(t: Table) -> str:
     v = t.view
+    assert isinstance(v, View)
     if v.outcome is not None or v.attacker is None or v.defender is None:
         return ""
     if not v.table:
@@ -147,7 +151,14 @@ def waiting_line(t: Table) -> str:
     return _("Waiting for {what}.").format(what="; ".join(parts))
 
 
-def outcome_line(seats: Sequence[Seat], outcome: Outcome | None, ending: Ending | None) -> str:
+def outcome_line(
+    seats: Sequence[Seat],
+    outcome: Outcome | None,
+    ending: Ending | None,
+    end_reason: str | None = None,
+) -> str:
+    if end_reason == "repetition" and (ending is None or ending.reason == "played"):
+        return _("The same position again: a draw.")
     if ending is not None and ending.reason == SURRENDER and ending.loser is not None:
         return _("{name} left the game and is the durak.").format(name=player(seats[ending.loser]))
     if ending is not None and ending.reason == "cancelled":
@@ -164,34 +175,105 @@ def outcome_line(seats: Sequence[Seat], outcome: Outcome | None, ending: Ending 
     return ""
 
 
-def table_text(t: Table) -> str:
-    """The game as the group sees it, and the top of every private panel."""
-    v = t.view
+def _trump_line(v: View) -> str:
     trump = SUIT_NAMES[v.trump.letter]
-    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
+    if v.second_trump_card is not None:
+        # trump_change: the face-down card was drawn and its suit is trump now
+        return _("Trump changed to {suit}: the {card} was drawn").format(
+            suit=trump, card=card(v.second_trump_card)
+        )
     if v.trump_card is not None and v.trump_card_in_stock:
-        trump_line = _("Trump {suit}: {card} lies under the stock").format(
+        line = _("Trump {suit}: {card} lies under the stock").format(
+            suit=trump, card=card(v.trump_card)
+        )
+    elif v.trump_card is not None and v.match is not None:
+        # sprint: the turned card shows trump and stays out of play (VARIANTS.md 2.1)
+        line = _("Trump {suit}: the {card} is out of play").format(
             suit=trump, card=card(v.trump_card)
         )
     elif v.trump_card is not None:
-        trump_line = _("Trump {suit} (the {card} was drawn)").format(
-            suit=trump, card=card(v.trump_card)
-        )
+        line = _("Trump {suit} (the {card} was drawn)").format(suit=trump, card=card(v.trump_card))
     else:
-        trump_line = _("Trump {suit}").format(suit=trump)
-    lines = [
-        head,
-        trump_line,
+        line = _("Trump {suit}").format(suit=trump)
+    if v.second_trump_hidden:
+        line += "; " + _("a face-down card under it will be the new trump")
+    return line
+
+
+def match_lines(m: MatchView) -> list[str]:
+    """A sprint match: the score between deals, the result once decided."""
+    if m.deals is not None:
+        score = " : ".join(f"{esc(name)} {wins}" for name, wins in m.wins)
+        lines = [
+            _("Sprint match, deal {played} of {deals}: {score}").format(
+                played=min(m.played + (0 if m.decided else 1), m.deals), deals=m.deals, score=score
+            )
+            if not m.decided
+            else _("Sprint match after {played} deals: {score}").format(
+                played=m.played, score=score
+            )
+        ]
+    else:
+        lines = [
+            _("Knock-out, deal {n}; still in: {names}").format(
+                n=m.played + (0 if m.decided else 1), names=", ".join(esc(x) for x in m.remaining)
+            )
+        ]
+        if m.eliminated:
+            lines.append(
+                _("Out of the match: {names}").format(names=", ".join(esc(x) for x in m.eliminated))
+            )
+    if m.winner is not None:
+        lines.append("🏆 " + _("{name} wins the match!").format(name=esc(m.winner)))
+    elif m.draw:
+        lines.append("🏆 " + _("The match is drawn."))
+    return lines
+
+
+def _pairs(pairs: Sequence[tuple[Card, Card | None]]) -> str:
+    return " ".join(card(a) + ("/" + card(c) if c else "") for a, c in pairs)
+
+
+def _english_line(t: Table) -> str:
+    v = t.view
+    assert isinstance(v, View)
+    if v.single_lead and v.attacker is not None:
+        return _("Nobody had a pair: {name} leads one card.").format(
+            name=player(t.seats[v.attacker])
+        )
+    if v.no_pair:
+        names = ", ".join(player(t.seats[s]) for s in v.no_pair)
+        return _("No pair: {names}; the lead passed on.").format(names=names)
+    return ""
+
+
+def table_text(t: Table) -> str:
+    """The game as the group sees it, and the top of every private panel."""
+    v = t.view
+    if isinstance(v, PileView):
+        return pile_table_text(t)
+    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
+    lines = [head]
+    if v.match is not None:
+        lines += match_lines(v.match)
+    lines += [
+        _trump_line(v),
         _("Stock: {stock} · Discard: {discard}").format(stock=v.stock, discard=v.discard),
-        "",
     ]
+    if v.last_discard:
+        lines.append(_("Last discarded: {cards}").format(cards=_pairs(v.last_discard)))
+    lines.append("")
     lines += [_seat_line(t, s) for s in range(len(v.seats))]
     opening = _opening(t)
     if opening:
         lines += ["", opening]
     if v.outcome is not None or t.ending is not None:
-        lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
+        end = outcome_line(t.seats, v.outcome, t.ending, v.end_reason)
+        lines += ["", "🏁 <b>" + end + "</b>"]
         return "\n".join(lines)
+    english = _english_line(t)
+    if english:
+        lines += ["", english]
     lines.append("")
     if v.attacker is not None and v.defender is not None:
         lines.append(
@@ -225,6 +307,154 @@ def table_text(t: Table) -> str:
     return "\n".join(lines)
 
 
+# ---- pile games ------------------------------------------------------------------------
+
+
+def _pile_seat_line(t: Table, s: int) -> str:
+    v = t.view
+    assert isinstance(v, PileView)
+    info = v.seats[s]
+    state = (
+        _("out, safe") if info.out else n_("{n} card", "{n} cards", info.cards).format(n=info.cards)
+    )
+    suit = ""
+    if v.trumps and s < len(v.trumps):
+        own = v.trumps[s]
+        suit = " " + (SUIT_NAMES[own.letter] if own is not None else "–")
+    mark = " ⏳" if s == v.turn and v.outcome is None else ""
+    you = " " + _("(you)") if v.seat == s else ""
+    return f"{s + 1}. {player(t.seats[s])}{suit}{you}: {state}{mark}"
+
+
+def _pile_trump_lines(v: PileView) -> list[str]:
+    if v.game == "piled":
+        trump = SUIT_NAMES[v.trump.letter] if v.trump is not None else "?"
+        if v.trump_card is not None and v.trump_card_in_stock:
+            line = _("Trump {suit}: {card} lies under the stock").format(
+                suit=trump, card=card(v.trump_card)
+            )
+        elif v.trump_card is not None:
+            line = _("Trump {suit} (the {card} was drawn)").format(
+                suit=trump, card=card(v.trump_card)
+            )
+        else:
+            line = _("Trump {suit}").format(suit=trump)
+        return [line, _("Stock: {n}").format(n=v.stock)]
+    if v.game == "road":
+        trump = SUIT_NAMES[v.trump.letter] if v.trump is not None else "?"
+        if v.out_of_play is not None:
+            line = _("Trump {suit}: the {card} is out of play").format(
+                suit=trump, card=card(v.out_of_play)
+            )
+        elif v.trump_card is not None:
+            line = _("Trump {suit}, shown by the dealer's last card {card}").format(
+                suit=trump, card=card(v.trump_card)
+            )
+        else:
+            line = _("Trump {suit}").format(suit=trump)
+        lines = [line, _("Discard: {n}").format(n=v.discard)]
+        if v.last_cleared:
+            lines.append(_("Last cleared: {cards}").format(cards=cards(v.last_cleared)))
+        return lines
+    return [_("Each player's own trump is beside his name.")]
+
+
+def pile_lines(v: PileView) -> list[str]:
+    """The pile: road shows it whole (a trick is one card per player in the game),
+    the other games their top card and the two below it."""
+    if not v.pile:
+        return [_("The pile is empty.")]
+    if v.game == "road":
+        playing = sum(1 for s in v.seats if not s.out)
+        return [
+            _("Pile ({n} of {of}): {cards}").format(n=len(v.pile), of=playing, cards=cards(v.pile))
+        ]
+    line = n_("Pile ({n} card), top: {card}", "Pile ({n} cards), top: {card}", len(v.pile)).format(
+        n=len(v.pile), card="<b>" + card(v.pile[-1]) + "</b>"
+    )
+    below = v.pile[-3:-1]
+    if below:
+        line += " · " + _("under it: {cards}").format(cards=cards(tuple(reversed(below))))
+    return [line]
+
+
+def pile_waiting_line(t: Table) -> str:
+    v = t.view
+    assert isinstance(v, PileView)
+    if v.outcome is not None or v.turn is None:
+        return ""
+    name = player(t.seats[v.turn])
+    if v.phase == "answer" and v.pile:
+        cost = v.take_cost or 0
+        if v.game == "road":
+            return _("{name} to beat {card} or take the bottom card.").format(
+                name=name, card=card(v.pile[-1])
+            )
+        return n_(
+            "{name} to beat {card} or take {n} card.",
+            "{name} to beat {card} or take {n} cards.",
+            cost,
+        ).format(name=name, card=card(v.pile[-1]), n=cost)
+    return _("{name} to lead a card.").format(name=name)
+
+
+def pile_table_text(t: Table) -> str:
+    """A pile game as the group sees it (and the top of the panels): no hand."""
+    v = t.view
+    assert isinstance(v, PileView)
+    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
+    lines = [head, *_pile_trump_lines(v), ""]
+    lines += [_pile_seat_line(t, s) for s in range(len(v.seats))]
+    lines += ["", *pile_lines(v)]
+    if v.outcome is not None or t.ending is not None:
+        lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
+        return "\n".join(lines)
+    wait = pile_waiting_line(t)
+    if wait:
+        lines += ["", "⏳ " + wait]
+        if t.seconds_left is not None:
+            lines.append("⏱ " + time_left(t.seconds_left))
+    return "\n".join(lines)
+
+
+def pile_turn_line(v: PileView) -> str:
+    if not v.legal or v.seat is None or v.seat != v.turn:
+        return ""
+    if v.phase == "answer" and v.pile:
+        return _("Beat {card} (tap a card that beats it), or take.").format(card=card(v.pile[-1]))
+    return _("Your turn: lead any card.")
+
+
+# ---- the own trumps' suit choice ----------------------------------------------------------
+
+
+def suit_choice_text(
+    seats: Sequence[Seat], order: Sequence[int], chosen: Sequence[str], seconds: int | None
+) -> str:
+    """The lobby while the players of own trumps choose their suits in turn."""
+    lines = ["🃏 <b>" + _("Own trumps: choosing suits") + "</b>", ""]
+    for k, seat in enumerate(order):
+        if k < len(chosen):
+            mark = SUIT_NAMES[chosen[k]]
+        elif k == len(chosen):
+            mark = "⏳"
+        else:
+            mark = "…"
+        lines.append(f"{k + 1}. {player(seats[seat])}: {mark}")
+    if len(chosen) < len(order):
+        lines += [
+            "",
+            _("{name}, tap a free suit: it is your trump for the whole series.").format(
+                name=player(seats[order[len(chosen)]])
+            ),
+        ]
+        if seconds is not None:
+            lines.append(
+                _("Otherwise the first free suit is chosen in {n} seconds.").format(n=seconds)
+            )
+    return "\n".join(lines)
+
+
 def time_left(seconds: int) -> str:
     """Coarse: the table is re-rendered only at a few marks, so no false precision."""
     if seconds > 90:
@@ -238,19 +468,46 @@ def time_left(seconds: int) -> str:
 
 
 def panel_text(t: Table) -> str:
-    """A player's private panel: the table, his hand, and what he can do now."""
+    """A player's private panel: the table, his hand, and what he can do now.
+    ``blind``: his own hand as face-down slots (only the cards he has seen show)
+    and his opponent's hand face up."""
     v = t.view
-    lines = [table_text(t), "", "<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—")]
+    lines = [table_text(t), ""]
+    if isinstance(v, View) and v.slots is not None:
+        for seat, shown in v.shown_hands:
+            lines.append(
+                "<b>"
+                + _("{name}'s cards").format(name=player(t.seats[seat]))
+                + ":</b> "
+                + (cards(shown) or "—")
+            )
+        hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
+        lines.append("<b>" + _("Your cards (face down)") + ":</b> " + (hidden or "—"))
+    else:
+        lines.append("<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—"))
     if v.outcome is None and t.ending is None:
-        hint = your_turn_line(v)
+        hint = pile_turn_line(v) if isinstance(v, PileView) else your_turn_line(v)
         if hint:
             lines.append("👉 " + hint)
     return "\n".join(lines)
 
 
 def your_turn_line(v: View) -> str:
+    if v.slots is not None and v.seat is not None and v.seat in v.waiting_for:
+        if v.seat == v.defender:
+            return _("Answer with a face-down card (tap a slot): it beats or you take both.")
+        return _("Your turn: open with a face-down card (tap a slot).")
     if not v.legal or v.seat is None:
         return ""
+    if (
+        not v.table
+        and v.seat == v.attacker
+        and any(isinstance(a, Attack) and len(a.cards) == 2 for a in v.legal)
+        and not any(isinstance(a, Attack) and len(a.cards) == 1 for a in v.legal)
+    ):
+        return _("Your turn: open with a pair (tap a card of it).")
+    if not v.table and v.seat == v.attacker:
+        return _("Your turn: open the bout with any card.")
     if not v.table and v.seat == v.attacker:
         return _("Your turn: open the bout with any card.")
     if v.seat == v.defender:
@@ -321,6 +578,14 @@ REFUSALS = {
     "cannot_take": N_("There is nothing to take."),
     "cannot_transfer": N_("You cannot transfer now."),
     "cannot_exchange": N_("The trump cannot be exchanged now."),
+    "opening_size": N_("That opening has the wrong number of cards."),
+    "mixed_suits": N_("Open with one card or cards of one suit."),
+    "cannot_return": N_("The card cannot be returned now."),
+    "must_answer": N_("Beat the top card or take first."),
+    "must_lead": N_("Lead a card: there is nothing to beat or take."),
+    "choosing_suits": N_("The players are choosing their suits now."),
+    "not_your_choice": N_("Another player chooses his suit now."),
+    "suit_taken": N_("That suit is taken."),
     "stale_version": N_("The table changed; look again."),
     "not_in_game": N_("You are not playing in this game."),
     "unknown_game": N_("This game no longer exists."),

@@ -116,6 +116,29 @@ class TurnTimers:
             await self._service.set_deadline(info.game_id, info.version, deadline)
         self._start(info.game_id, lambda: self._wait(info, deadline))
 
+    def arm_suits(self, info: GameInfo) -> None:
+        """Own trumps in the lobby: the player choosing his suit gets the first free
+        one when the stored deadline passes (kept in the lobby, so a restart resumes
+        it). The lobby's id is the game's: dealing it replaces this clock."""
+        choice = info.suit_choice
+        self.cancel(info.game_id)
+        if self._closed or choice is None or choice.seat is None or choice.deadline is None:
+            return
+        turn, user = len(choice.chosen), info.seats[choice.seat].user_id
+        deadline = choice.deadline
+
+        async def work() -> None:
+            await asyncio.sleep(max(0.0, (deadline - self._clock()) * self._scale))
+            try:
+                after = await self._service.choose_suit(info.game_id, user, None, turn)
+            except ServiceError as e:  # chosen meanwhile, or the lobby is gone
+                log.info("suit clock of lobby %s: %s", info.game_id, e.code)
+                return
+            self._tasks.pop(info.game_id, None)
+            await self._changed(after, False)
+
+        self._start(info.game_id, work)
+
     async def resume(self, games: list[GameInfo]) -> None:
         """After a restart: stored deadlines run on; other games get a fresh clock."""
         stored = {d.game_id: d for d in await self._service.deadlines()}

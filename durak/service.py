@@ -68,11 +68,13 @@ import secrets
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from types import TracebackType
 from typing import Any
 
+from . import service_errors as suits_errors
+from . import service_suits as suits
 from .actions import Action, action_from_step
 from .errors import IllegalAction, MalformedRecord
 from .games import AFTER_LOSS, Game, Series
@@ -117,6 +119,7 @@ from .service_types import (
     LeaveResult,
     MessageRef,
     Seat,
+    SuitChoice,
     Tally,
     UserSettings,
 )
@@ -254,7 +257,7 @@ class GameService:
 
     async def join(self, chat_id: int, user_id: int, name: str) -> GameInfo:
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id)
+            row = await self._open_lobby(tx, chat_id, changing=True)
             seats = await tx.seats(row.game_id)
             if any(s.user_id == user_id for s in seats):
                 raise AlreadyJoined(f"user {user_id} already sits in lobby {row.game_id}")
@@ -274,7 +277,7 @@ class GameService:
     ) -> GameInfo:
         """Seat an AI player (issue 6 plays it); only the creator or an admin may."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id)
+            row = await self._open_lobby(tx, chat_id, changing=True)
             _check_may(row, by_user, is_admin, "add an AI player")
             seats = await tx.seats(row.game_id)
             rules = _rules(row.rules)
@@ -302,6 +305,8 @@ class GameService:
             return LeaveResult("surrendered", await self.surrender(row.game_id, user_id))
 
     async def _leave_lobby(self, tx: Tx, row: GameRow, user_id: int) -> LeaveResult:
+        if suits.loads(row.snapshot) is not None:
+            raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
         seats = await tx.seats(row.game_id)
         if not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} is not in lobby {row.game_id}")
@@ -328,27 +333,108 @@ class GameService:
         self, chat_id: int, user_id: int, is_admin: bool = False, seed: int | str | None = None
     ) -> GameInfo:
         """Deal the lobby's game: only its creator or an admin, 2 to the deck's
-        maximum players. ``seed`` defaults to a random one; it is stored."""
+        maximum players. ``seed`` defaults to a random one; it is stored.
+
+        Own trumps first has its players choose their suits (:meth:`choose_suit`):
+        the lobby stays a lobby, with ``suit_choice`` set, until the last one has."""
         async with self._chat_lock(chat_id):
             async with self._store.transaction() as tx:
                 row = await self._open_lobby(tx, chat_id)
                 _check_may(row, user_id, is_admin, "start the game")
+                if suits.loads(row.snapshot) is not None:
+                    raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
                 seats = await tx.seats(row.game_id)
                 rules = _rules(row.rules)
                 _check_count(rules, len(seats))
                 seed_text = str(secrets.randbits(63) if seed is None else seed)
-                game = Game.from_seed(rules, [s.name for s in seats], seed_text)
-                now = time.time()
-                ok = await tx.start_game(
-                    row.game_id, seed_text, _json(game.start), _snapshot_text(game), now
-                )
-                if not ok:
-                    raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
-                live = _Live(row.game_id, chat_id, game, 0, tuple(seats))
-                info = await self._info(tx, await self._row(tx, row.game_id), live)
-            # Only once committed: memory never holds what the disk does not.
-            self._live.setdefault(row.game_id, live)
-            return info
+                if suits.needs_choice(rules):
+                    order = suits.choosing_order(rules, [s.name for s in seats], seed_text)
+                    choice = suits.with_ai_choices(SuitChoice(order), seats)
+                    found = await self._suit_step(tx, row, seats, rules, seed_text, choice)
+                else:
+                    found = await self._deal(tx, row, seats, rules, seed_text, None)
+            return self._started(found)
+
+    async def _deal(
+        self,
+        tx: Tx,
+        row: GameRow,
+        seats: list[Seat],
+        rules: Rules,
+        seed_text: str,
+        series: Series | None,
+    ) -> tuple[_Live, GameInfo]:
+        """Deal the lobby ``row`` (inside its transaction, the chat's lock held)."""
+        game = Game.from_seed(rules, [s.name for s in seats], seed_text, series)
+        now = time.time()
+        ok = await tx.start_game(
+            row.game_id, seed_text, _json(game.start), _snapshot_text(game), now
+        )
+        if not ok:
+            raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
+        live = _Live(row.game_id, row.chat_id, game, 0, tuple(seats))
+        return live, await self._info(tx, await self._row(tx, row.game_id), live)
+
+    def _started(self, found: tuple[_Live | None, GameInfo]) -> GameInfo:
+        """After the commit: a dealt game enters memory (never before its commit)."""
+        live, info = found
+        if live is not None:
+            self._live.setdefault(live.game_id, live)
+        return info
+
+    async def _suit_step(
+        self,
+        tx: Tx,
+        row: GameRow,
+        seats: list[Seat],
+        rules: Rules,
+        seed_text: str,
+        choice: SuitChoice,
+    ) -> tuple[_Live | None, GameInfo]:
+        """Store the suit choice so far, or deal once everyone has chosen."""
+        if choice.seat is None:
+            series = Series(trumps=suits.trumps_of(choice, seats))
+            return await self._deal(tx, row, seats, rules, seed_text, series)
+        now = time.time()
+        timeout = self._settings(row.chat_id, await tx.chat_settings(row.chat_id)).turn_timeout
+        deadline = None if timeout is None else now + timeout
+        choice = SuitChoice(choice.order, choice.chosen, deadline)
+        if not await tx.set_lobby_state(row.game_id, seed_text, suits.dumps(choice), now):
+            raise NoLobby(f"lobby {row.game_id} changed while starting; try again")
+        return None, await self._info(tx, await self._row(tx, row.game_id))
+
+    async def choose_suit(
+        self, game_id: int, user_id: int, suit: str | None = None, turn: int | None = None
+    ) -> GameInfo:
+        """Own trumps: ``user_id`` chooses ``suit`` as his trump for the series. With
+        ``suit`` ``None`` (his time ran out) he gets the first free suit; ``turn``
+        (how many had chosen when the clock started) makes a late clock do nothing.
+        Refusals: ``no_lobby``, ``not_in_game``, ``not_your_choice``, ``suit_taken``."""
+        async with self._store.reading() as tx:
+            chat_id = (await self._row(tx, game_id)).chat_id
+        async with self._chat_lock(chat_id):
+            async with self._store.transaction() as tx:
+                row = await self._row(tx, game_id)
+                choice = suits.loads(row.snapshot) if row.status == LOBBY else None
+                if choice is None or row.seed is None:
+                    raise NoLobby(f"game {game_id} is not choosing suits")
+                seats = await tx.seats(game_id)
+                seat = next((s.seat for s in seats if s.user_id == user_id), None)
+                if seat is None:
+                    raise NotInGame(f"user {user_id} is not in lobby {game_id}")
+                if seat != choice.seat or (turn is not None and turn != len(choice.chosen)):
+                    raise suits_errors.NotYourChoice(f"seat {choice.seat} chooses now")
+                letter = suits.first_free(choice) if suit is None else suit
+                if letter not in choice.free:
+                    raise suits_errors.SuitTaken(f"{letter!r} is not a free suit")
+                choice = SuitChoice(choice.order, (*choice.chosen, letter))
+                choice = suits.with_ai_choices(choice, seats)
+                found = await self._suit_step(tx, row, seats, _rules(row.rules), row.seed, choice)
+            return self._started(found)
+
+    async def suit_choices(self) -> list[GameInfo]:
+        """Every lobby choosing suits, e.g. to re-arm their clocks after a restart."""
+        return [info for info in await self.open_lobbies() if info.suit_choice is not None]
 
     async def cancel(self, chat_id: int, user_id: int, is_admin: bool = False) -> GameInfo:
         """End the chat's lobby or running game without a loser (the creator or an
@@ -433,8 +519,44 @@ class GameService:
         ``unknown_game``, ``not_running``, ``game_over``, ``not_in_game``,
         ``stale_version``, the engine's codes via :class:`IllegalMove`,
         ``bad_action``, ``database_error``.
+
+        A sprint deal that ends with the match going on is followed at once by the
+        match's next deal (``next_game_id``; see :meth:`next_deal`).
         """
         act = _as_action(action)
+        return await self._after(await self._apply(game_id, user_id, lambda g, s: act, version))
+
+    async def play_slot(
+        self, game_id: int, user_id: int, slot: int, version: int | None = None
+    ) -> ApplyResult:
+        """VARIANTS.md ``blind``: play the player's face-down hand slot ``slot``. The
+        engine turns the slot into the card (:meth:`Game.slot_action`), so the player
+        never names a card he cannot see. Refusals as :meth:`apply`; a slot he does
+        not have, or a game without slots, is ``bad_action``."""
+        if type(slot) is not int:
+            raise BadAction(f"not a slot: {slot!r}")
+        return await self._after(
+            await self._apply(game_id, user_id, lambda g, s: g.slot_action(s, slot), version)
+        )
+
+    async def _after(self, result: ApplyResult) -> ApplyResult:
+        """Once an action is committed: a sprint match goes on with its next deal."""
+        if not result.finished or not _continues(result.game):
+            return result
+        try:
+            following = await self.next_deal(result.game_id)
+        except ServiceError as e:  # the start-up sweep (or Play again) tries again
+            log.warning("game %d: the match's next deal did not start: %s", result.game_id, e)
+            return result
+        return replace(result, next_game_id=following.game_id if following else None)
+
+    async def _apply(
+        self,
+        game_id: int,
+        user_id: int,
+        resolve: Callable[[Game, int], Action],
+        version: int | None,
+    ) -> ApplyResult:
         async with self._game_lock(game_id):
             live = await self._running(game_id)
             seat = live.seat_of(user_id)
@@ -444,6 +566,7 @@ class GameService:
                 )
             game = live.game
             try:
+                act = resolve(game, seat)
                 game.apply(seat, act)
             except IllegalAction as e:
                 raise IllegalMove(e) from None
@@ -467,7 +590,7 @@ class GameService:
                 snapshot,
                 time.time(),
                 ending,
-                () if ending is None else tuple(_tally_rows(live.seats, ending)),
+                () if ending is None else tuple(_scored_rows(live.seats, game)),
             )
             try:
                 if not await self._store.record_action(write):
@@ -524,11 +647,70 @@ class GameService:
             self._live.setdefault(live.game_id, live)
             return info
 
+    async def next_deal(self, game_id: int) -> GameInfo | None:
+        """A sprint match's next deal after deal ``game_id``, started if it was not
+        yet (the service does so itself after the ending action; the start-up sweep
+        after a crash in between). ``None`` if the match does not go on."""
+        async with self._store.reading() as tx:
+            row = await self._row(tx, game_id)
+        async with self._chat_lock(row.chat_id):
+            async with self._store.transaction() as tx:
+                following = await tx.next_game_of(game_id)
+                if following is not None:
+                    return await self._info(tx, await self._row(tx, following))
+                row = await self._row(tx, game_id)
+                if row.status != FINISHED or row.start is None:
+                    return None
+                ending = row.ending()
+                if ending is None or ending.reason != PLAYED:
+                    return None
+                seats = await tx.seats(game_id)
+                if not _continues(await self._ended_game(tx, row, seats)):
+                    return None
+                found = await self._next_game(tx, game_id, None)
+            if isinstance(found, GameInfo):
+                return found
+            live, info = found
+            self._live.setdefault(live.game_id, live)
+        # The match keeps one table message: the next deal edits the same one.
+        table = next((m for m in info.messages if m.kind == "table"), None)
+        if table is None:
+            for m in await self.messages(game_id):
+                if m.kind == "table" and m.chat_id == row.chat_id:
+                    await self.set_message(info.game_id, "table", m.chat_id, m.message_id)
+                    info = await self.game(info.game_id)
+        return info
+
+    async def _continue_matches(self, recent: int = 200) -> None:
+        """At open: a sprint deal that ended just before a crash, its match not
+        decided, gets its next deal now. Only the ``recent`` last finished games are
+        looked at: a crash leaves at most the games that ended right before it."""
+        async with self._store.reading() as tx:
+            ids = sorted(await tx.game_ids(FINISHED))[-recent:]
+            candidates = []
+            for game_id in ids:
+                row = await self._row(tx, game_id)
+                try:
+                    sprint = _rules(row.rules).sprint
+                except DatabaseError:
+                    continue
+                if sprint and await tx.next_game_of(game_id) is None:
+                    candidates.append(game_id)
+        for game_id in candidates:
+            try:
+                following = await self.next_deal(game_id)
+            except ServiceError as e:
+                log.warning("game %d: its match's next deal could not start: %s", game_id, e)
+                continue
+            if following is not None:
+                log.info("game %d: the match goes on with deal %d", game_id, following.game_id)
+
     async def _next_game(
-        self, tx: Tx, game_id: int, user_id: int
+        self, tx: Tx, game_id: int, user_id: int | None
     ) -> GameInfo | tuple[_Live, GameInfo]:
-        """``play_again`` inside its transaction: the existing next game, or the
-        new one (to be put in memory after the commit)."""
+        """``play_again`` (``user_id`` pressed it) or ``next_deal`` (``None``) inside its
+        transaction: the existing next game, or the new one (to be put in memory
+        after the commit). The next game seats the players its series names."""
         row = await self._row(tx, game_id)
         following = await tx.next_game_of(game_id)
         if following is not None:
@@ -540,9 +722,8 @@ class GameService:
         ending = row.ending()
         if row.status == CANCELLED or ending is None or row.start is None:
             raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
-        # The next game starts with everyone present.
-        seats = [replace(s, timeouts=0, away=False) for s in await tx.seats(game_id)]
-        if not any(s.user_id == user_id for s in seats):
+        seats = list(await tx.seats(game_id))
+        if user_id is not None and not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} did not play game {game_id}")
         await self._refuse_open(tx, row.chat_id)
         if ending.reason == SURRENDER:
@@ -550,12 +731,16 @@ class GameService:
             series = Series(AFTER_LOSS, dealer=loser, previous_loser=loser)
         else:
             series = (await self._ended_game(tx, row, seats)).next_game()
+        if series.players is not None:
+            seats = await self._series_seats(tx, row, seats, series.players)
+        # The next game starts with everyone present.
+        seats = [replace(s, timeouts=0, away=False) for s in seats]
         rules = _rules(row.rules)
         seed = str(secrets.randbits(63))
         game = Game.from_seed(rules, [s.name for s in seats], seed, series)
         new_id = await tx.insert_game(
             row.chat_id,
-            user_id,
+            row.creator_id if user_id is None else user_id,
             row.rules,
             time.time(),
             previous_game_id=game_id,
@@ -568,6 +753,25 @@ class GameService:
         await tx.replace_seats(new_id, seats)
         live = _Live(new_id, row.chat_id, game, 0, tuple(seats))
         return live, await self._info(tx, await self._row(tx, new_id), live)
+
+    async def _series_seats(
+        self, tx: Tx, row: GameRow, seats: list[Seat], names: tuple[str, ...]
+    ) -> list[Seat]:
+        """The seats of the players ``names`` (in that order), renumbered: a
+        knock-out drops players, and the match after it seats them all again, so
+        players are looked for in this game and the games of the series before it."""
+        known = {s.name: s for s in seats}
+        previous = row.previous_game_id
+        for _ in range(64):  # a series longer than this has its players in the last games
+            if previous is None or all(n in known for n in names):
+                break
+            for s in await tx.seats(previous):
+                known.setdefault(s.name, s)
+            previous = (await self._row(tx, previous)).previous_game_id
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise NotAllowed(f"the next game seats unknown players {missing}")
+        return [replace(known[n], seat=k) for k, n in enumerate(names)]
 
     # ---- turn timers and absent players -------------------------------------------
 
@@ -899,12 +1103,16 @@ class GameService:
         if row is not None:
             raise LobbyExists(f"chat {chat_id} already has an open lobby ({row.game_id})")
 
-    async def _open_lobby(self, tx: Tx, chat_id: int) -> GameRow:
+    async def _open_lobby(self, tx: Tx, chat_id: int, changing: bool = False) -> GameRow:
+        """The chat's open lobby; with ``changing`` (its seats change) not while its
+        players choose their suits (``choosing_suits``)."""
         row = await tx.open_game_in_chat(chat_id)
         if row is None:
             raise NoLobby(f"chat {chat_id} has no open lobby")
         if row.status == RUNNING:
             raise GameRunning(f"chat {chat_id} has a running game ({row.game_id})")
+        if changing and suits.loads(row.snapshot) is not None:
+            raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
         return row
 
     async def _info_of(self, game_id: int, chat_id: int) -> GameInfo | None:
@@ -941,6 +1149,7 @@ class GameService:
             ending=row.ending(),
             seed=row.seed,
             previous_game_id=row.previous_game_id,
+            suit_choice=suits.loads(row.snapshot) if row.status == LOBBY else None,
         )
         cached = self._live.get(row.game_id)
         if (
@@ -1014,6 +1223,7 @@ class GameService:
                     continue  # logged and remembered by _load
         if self._repair:
             await self._write_repairs([self._live[g] for g in sorted(self._repair)])
+        await self._continue_matches()
 
     async def _ended_game(self, tx: Tx, row: GameRow, seats: tuple[Seat, ...] | list[Seat]) -> Game:
         """A finished or cancelled game's engine object, rebuilt from its log."""
@@ -1227,6 +1437,20 @@ def _absent(seat: Seat) -> bool:
 def _check_language(value: Any) -> None:
     if value is not None and (not isinstance(value, str) or not _LANGUAGE.match(value)):
         raise InvalidSetting(f"not a language code: {value!r}")
+
+
+def _continues(game: Game) -> bool:
+    """Whether the next game follows at once, without anyone asking (a sprint match)."""
+    return game.over and game.next_game().continues
+
+
+def _scored_rows(seats: tuple[Seat, ...], game: Game) -> list[tuple[int, int, int]]:
+    """The tally rows of a game that ended: what it scores (VARIANTS.md 2.6: a sprint
+    match counts its losses, not each deal's), nothing while its match scores nothing."""
+    scored = game.scored
+    if scored is None:
+        return []
+    return _tally_rows(seats, Ending(PLAYED, scored.losers, scored.draw))
 
 
 def _tally_rows(seats: tuple[Seat, ...], ending: Ending) -> list[tuple[int, int, int]]:

@@ -26,6 +26,10 @@ Codes:
 ``game_over``        the game has already finished or was cancelled
 ``invalid_setting``  an unknown setting or a value it cannot take
 ``database_error``   the database is damaged, foreign, newer than this code, or failed
+``choosing_suits``   own trumps: the lobby's players are choosing their suits (no joining,
+                     leaving or seating now)
+``not_your_choice``  own trumps: another player chooses his suit now
+``suit_taken``       own trumps: that suit is already someone's (or no suit)
 ==================== ===================================================================
 """
 
@@ -133,6 +137,18 @@ class DatabaseError(ServiceError):
     code = "database_error"
 
 
+class ChoosingSuits(ServiceError):
+    code = "choosing_suits"
+
+
+class NotYourChoice(ServiceError):
+    code = "not_your_choice"
+
+
+class SuitTaken(ServiceError):
+    code = "suit_taken"
+
+
 #: Every code a :class:`ServiceError` may carry besides the engine's own.
 SERVICE_CODES = tuple(
     cls.code
@@ -153,5 +169,8 @@ SERVICE_CODES = tuple(
         GameOver,
         InvalidSetting,
         DatabaseError,
+        ChoosingSuits,
+        NotYourChoice,
+        SuitTaken,
     )
 )

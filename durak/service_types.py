@@ -69,6 +69,28 @@ class MessageRef:
 
 
 @dataclass(frozen=True, slots=True)
+class SuitChoice:
+    """Own trumps (PILE-GAMES.md 2.2): the lobby's players choose their suits in
+    turn before the first deal. ``order`` lists seats in choosing order (clockwise
+    from the first dealer's left neighbour), ``chosen`` the suit letters chosen so
+    far, in that order; ``deadline`` is when the one choosing now gets the first
+    free suit (a Unix time; ``None`` without a turn time)."""
+
+    order: tuple[int, ...]
+    chosen: tuple[str, ...] = ()
+    deadline: float | None = None
+
+    @property
+    def seat(self) -> int | None:
+        """The seat choosing now; ``None`` once everyone has."""
+        return self.order[len(self.chosen)] if len(self.chosen) < len(self.order) else None
+
+    @property
+    def free(self) -> tuple[str, ...]:
+        return tuple(s for s in "SHDC" if s not in self.chosen)
+
+
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """A lobby or game as stored. ``game`` is the live engine object for running
     games (read it, never call ``apply`` on it: only the service may change it)
@@ -89,6 +111,8 @@ class GameInfo:
     ending: Ending | None = None
     seed: str | None = None
     previous_game_id: int | None = None
+    #: Own trumps: the suit choice under way in this lobby (after Start).
+    suit_choice: SuitChoice | None = None
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:
@@ -126,6 +150,8 @@ class ApplyResult:
     game: Game
     finished: bool
     ending: Ending | None
+    #: A sprint deal that ended with the match going on: the next deal, started.
+    next_game_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

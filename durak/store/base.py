@@ -125,6 +125,13 @@ class Tx(Protocol):
     async def update_lobby(
         self, game_id: int, now: float, *, creator_id: int | None = None, rules: str | None = None
     ) -> bool: ...
+    async def set_lobby_state(
+        self, game_id: int, seed: str | None, state: str | None, now: float
+    ) -> bool:
+        """A lobby's pre-game state (own trumps' suit choice) in its ``seed`` and
+        ``snapshot`` columns, or with ``None`` none; ``False`` unless it is a lobby."""
+        ...
+
     async def start_game(
         self, game_id: int, seed: str, start: str, snapshot: str, now: float
     ) -> bool: ...

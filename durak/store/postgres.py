@@ -685,6 +685,19 @@ class Tx:
         )
         return None if value is None else int(value)
 
+    async def set_lobby_state(
+        self, game_id: int, seed: str | None, state: str | None, now: float
+    ) -> bool:
+        changed = await self._execute(
+            "UPDATE games SET seed = $1, snapshot = $2, updated_at = $3"
+            " WHERE game_id = $4 AND status = 'lobby'",
+            seed,
+            state,
+            now,
+            game_id,
+        )
+        return changed == 1
+
     async def update_lobby(
         self, game_id: int, now: float, *, creator_id: int | None = None, rules: str | None = None
     ) -> bool:

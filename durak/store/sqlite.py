@@ -703,6 +703,16 @@ class Tx:
         )
         return changed == 1
 
+    async def set_lobby_state(
+        self, game_id: int, seed: str | None, state: str | None, now: float
+    ) -> bool:
+        changed = await self.execute(
+            "UPDATE games SET seed = ?, snapshot = ?, updated_at = ?"
+            " WHERE game_id = ? AND status = 'lobby'",
+            (seed, state, now, game_id),
+        )
+        return changed == 1
+
     async def start_game(
         self, game_id: int, seed: str, start: str, snapshot: str, now: float
     ) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +19,7 @@ from bot.outbox import SendLimits
 from durak import Game
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
-from tests.fake_telegram.models import Chat, Message, User
+from tests.fake_telegram.models import Button, Chat, Message, User
 
 from .textcards import cards_in
 
@@ -85,8 +85,29 @@ def secret_cards(game: Game) -> set[str]:
         public.update(step.get("cards", []))
         public.update(step[k] for k in ("card", "attack") if k in step)
     view = game.view(None)
-    public.update(str(c) for c in (view.trump_card, view.opener_card) if c is not None)
+    shown = [view.trump_card, view.opener_card, getattr(view, "second_trump_card", None)]
+    public.update(str(c) for c in shown if c is not None)
     return {str(c) for seat in range(game.n) for c in game.hand(seat)} - public
+
+
+def unseen_own_cards(game: Game, seat: int) -> set[str]:
+    """``blind``: the cards of ``seat``'s hand he has not seen (face-down slots). His
+    opponents see his hand in slot order (``shown_hands``), which names them."""
+    own = game.view(seat)
+    slots = getattr(own, "slots", None)
+    if slots is None:
+        return set()
+    for other in range(game.n):
+        hands = dict(getattr(game.view(other), "shown_hands", ()))
+        if other != seat and seat in hands:
+            cards = hands[seat]
+            assert len(cards) == len(slots)
+            return {str(c) for c, s in zip(cards, slots, strict=True) if s is None}
+    raise AssertionError(f"nobody sees seat {seat}'s hand")
+
+
+#: Chooses a button of a user's panel to press, or ``None`` for a random one.
+Prefer = Callable[[User, list[Button]], Button | None]
 
 
 @dataclass
@@ -99,22 +120,64 @@ class Table:
     answers: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
     _checked: int = 0
+    #: The deal being watched (a sprint match moves on to its next deal) and the
+    #: private texts checked so far, per user id.
+    _watched: int | None = None
+    _private: dict[int, int] = field(default_factory=dict)
+    _previous: int | None = None
+    #: ``ended`` looks only at messages after this one (the next game of a series).
+    since: int = 0
+
+    async def _current(self, service: GameService, game_id: int) -> int:
+        """The chat's running game, or ``game_id`` (the last one watched) if none."""
+        running = [i.game_id for i in await service.running_games() if i.chat_id == self.group.id]
+        return max(running) if running else game_id
 
     async def check_group(self, service: GameService, game_id: int) -> None:
         """Every group text shown since the last check against the cards that are
-        secret now. Secrets only shrink, so a later check can miss a leak but
-        never invent one; checking after every press catches a leaked hand."""
+        secret now; under ``blind`` also each player's private texts against his own
+        unseen cards. Secrets only shrink, so a later check can miss a leak but
+        never invent one; checking after every press catches a leaked hand. Once a
+        sprint match has dealt again, a text may still be the previous deal's (the
+        outbox renders late): the texts are checked against what both deals keep
+        secret (the previous one as it ended)."""
+        before = self._watched if self._watched is not None else game_id
+        now = await self._current(service, before)
+        if now != before:
+            self._previous = before
+        self._watched = now
+        ids = (now,) if self._previous is None else (self._previous, now)
+        infos = [await service.game(g) for g in ids]
+        games = [(i.game, i.seats) for i in infos if i.game is not None]
+        assert len(games) == len(infos)
+        secret = set.intersection(*(secret_cards(g) for g, _ in games))
         shown = self.group.shown[self._checked :]
         self._checked += len(shown)
-        if not shown:
-            return
-        game = (await service.game(game_id)).game
-        assert game is not None
-        secret = secret_cards(game)
+        self._found(shown, secret, "the group")
+        for seat in infos[-1].seats:
+            if seat.is_ai:
+                continue
+            chat = self.server.private_chat(next(u for u in self.users if u.id == seat.user_id))
+            start = self._private.get(seat.user_id, 0)
+            self._private[seat.user_id] = len(chat.shown)
+            hidden = set.intersection(
+                *(
+                    unseen_own_cards(g, s.seat)
+                    for g, seats in games
+                    for s in seats
+                    if s.user_id == seat.user_id
+                )
+            )
+            self._found(chat.shown[start:], hidden, f"{seat.name}'s own chat")
+
+    def _found(self, shown: list, secret: set[str], where: str) -> None:
         for entry in shown:
             found = cards_in(" ".join([entry.plain_text, *entry.button_texts])) & secret
             if found:
-                self.leaks.append(f"message {entry.message_id} showed {sorted(found)}")
+                self.leaks.append(
+                    f"{where}: message {entry.message_id} showed {sorted(found)}"
+                    f" (watching {self._watched}): {entry.plain_text!r}"
+                )
 
     def bot_messages(self, chat: Chat) -> list[Message]:
         return [
@@ -136,7 +199,10 @@ class Table:
         return None
 
     def ended(self) -> Message | None:
+        """The newest end message with Play again (after message ``since``)."""
         for m in reversed(self.bot_messages(self.group)):
+            if m.message_id <= self.since:
+                return None
             if any(b.callback_data and b.callback_data.startswith("1r.") for b in m.buttons):
                 return m
         return None
@@ -188,9 +254,11 @@ class Table:
         stop: asyncio.Event,
         watch: tuple[GameService, int] | None = None,
         max_presses: int = 3000,
+        prefer: Prefer | None = None,
     ) -> None:
         """Press random buttons of one's newest panel until the game ends; with
-        ``watch``, check the group's texts for secret cards after every press."""
+        ``watch``, check the group's texts for secret cards after every press;
+        ``prefer`` may choose the button instead (a player with a plan)."""
         for _ in range(max_presses):
             if watch is not None:
                 await self.check_group(*watch)
@@ -203,16 +271,21 @@ class Table:
             buttons = [b for b in panel.buttons if b.callback_data]
             playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
             pool = playable if playable and self.rng.random() < 0.8 else buttons
-            button = self.rng.choice(pool)
+            button = (prefer and prefer(user, buttons)) or self.rng.choice(pool)
             await self.press(user, panel, button.callback_data or "")
             await asyncio.sleep(self.rng.random() * 0.01)
         raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
 
     async def play_to_the_end(
-        self, watch: tuple[GameService, int] | None = None, timeout: float = 120
+        self,
+        watch: tuple[GameService, int] | None = None,
+        timeout: float = 120,
+        prefer: Prefer | None = None,
     ) -> Message:
         stop = asyncio.Event()
-        players = [asyncio.create_task(self.play(u, stop, watch)) for u in self.users]
+        players = [
+            asyncio.create_task(self.play(u, stop, watch, prefer=prefer)) for u in self.users
+        ]
         end = asyncio.create_task(
             self.server.wait_for(lambda: self.ended() is not None, timeout, what="the end")
         )

@@ -72,7 +72,7 @@ def test_panel_buttons_mark_playable_cards_and_offer_legal_actions():
                 assert len(b["callback_data"].encode()) <= 64
                 decoded = cb.decode(b["callback_data"])
                 assert decoded.game_id == 9 and decoded.version == 3
-                if not isinstance(decoded.move, cb.Tap | cb.Refresh):
+                if not isinstance(decoded.move, cb.Tap | cb.Refresh | cb.Pick):
                     assert decoded.move in view.legal
 
 
