@@ -173,8 +173,7 @@ class PileGame(Game):
 
     def clone(self, with_history: bool = False) -> PileGame:
         """An independent copy (the history only if asked; ``start`` is shared)."""
-        g = PileGame.__new__(PileGame)
-        g.rules, g.players, g.n = self.rules, self.players, self.n
+        g = PileGame(self.rules, self.players)  # (a mypyc-compiled class has no bare __new__)
         g.hands, g.out, g.pile = list(self.hands), list(self.out), list(self.pile)
         g.turn, g.phase, g.suits = self.turn, self.phase, list(self.suits)
         g.trump, g.trump_card, g.out_of_play = self.trump, self.trump_card, self.out_of_play
