@@ -141,6 +141,7 @@ class DurakBot:
         await self._set_commands(app)
         await self.resume()
         self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
+        self.timers.start_sweeping(self.sweep_every)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once

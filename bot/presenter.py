@@ -125,7 +125,7 @@ class Presenter:
             if info.status == RUNNING:
                 await self.timers.arm(info)
             else:
-                self.timers.cancel(info.game_id)
+                self.timers.forget(info.game_id)
 
     async def show(self, game_id: int) -> None:
         await self.game(game_id)
