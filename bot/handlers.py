@@ -19,7 +19,7 @@ from durak import Pass
 from durak.actions import Action
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
-from durak.service_types import FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
+from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
 
 from . import callbacks as cb
 from . import games_menu, games_text, keyboards, render
@@ -143,7 +143,9 @@ class Handlers:
             await self.help(update, context)
             return
         payload = context.args[0] if context.args else ""
-        game_id = int(payload[1:]) if payload[1:].isdigit() and len(payload) < 20 else None
+        digits = payload[1:]  # ASCII only: str.isdigit() also takes "²", which int() refuses
+        readable = digits.isascii() and digits.isdigit() and len(payload) < 20
+        game_id = int(digits) if readable else None
         if payload.startswith("j") and game_id is not None:
             await self._join_from_private(user, game_id)
         elif payload.startswith("g") and game_id is not None:
@@ -261,7 +263,7 @@ class Handlers:
         if code == menu.CLOSE:
             current = await self.service.chat_settings(chat.id)
             self.outbox.show(chat.id, "settings", menu.menu_text(current), None, priority=2)
-            self.outbox.forget(chat.id, "settings")
+            self.outbox.release(chat.id, "settings")  # after that edit, not instead of it
             return {"text": _("Saved.")}
         if games_menu.handles(code):
             return await self._game_choice(chat, code)
@@ -365,6 +367,9 @@ class Handlers:
         if data.kind == "h":
             return await self._record(chat.id, data.game_id)
         if data.kind == "r":
+            if (await self.service.game(data.game_id)).status == CANCELLED:
+                # the service's not_allowed would say "only the creator or an admin"
+                return {"text": render.refusal("game_over"), "show_alert": True}
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.changed(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
@@ -484,6 +489,9 @@ class Handlers:
             await self.presenter.panel(await self.service.game(info.game_id), user.id)
             return {"text": render.refusal("stale_version"), "show_alert": True}
         except IllegalMove as e:
+            if data.version != info.version:  # pressed on a panel the game has left behind
+                await self.presenter.panel(await self.service.game(info.game_id), user.id)
+                return {"text": render.refusal("stale_version"), "show_alert": True}
             return {"text": render.refusal(e.code), "show_alert": True}
         after = replace(
             info,

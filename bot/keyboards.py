@@ -56,14 +56,13 @@ def lobby(game_id: int, room: bool = True) -> Markup:
     return markup(rows)
 
 
-def ended(bot_username: str, game_id: int) -> Markup:
-    """Under the end-of-game message: the next game of the series, and the record."""
-    return markup(
-        [
-            [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))],
-            [button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))],
-        ]
-    )
+def ended(bot_username: str, game_id: int, again: bool = True) -> Markup:
+    """Under the end-of-game message: the next game of the series (not after a cancelled
+    game: it has none), and the record."""
+    rows = [[button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))]]
+    if again:
+        rows.insert(0, [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))])
+    return markup(rows)
 
 
 def table(bot_username: str, game_id: int, over: bool) -> Markup:

@@ -52,10 +52,10 @@ class Lifecycle:
         await self._closed(info, N_("The game was cancelled; nobody is the durak."))
 
     async def _closed(self, info: GameInfo, note: str) -> None:
-        if info.game is None:  # a lobby
-            await self.presenter.lobby(info, note=note)
-        else:
+        if info.game is not None:  # a game: its end is announced once, by the presenter
             await self.presenter.changed(info)
+            return
+        await self.presenter.lobby(info, note=note)
         with language(await self.h.langs.of_group(info.chat_id, info.creator_id)):
             self.h.reply(info.chat_id, "🛑 " + _(note))
 

@@ -154,6 +154,8 @@ class Presenter:
             notify=repost,
             priority=PRIORITY_GROUP,
         )
+        if info.status != "lobby":  # closed for good: its id need not be kept
+            self.outbox.release(info.chat_id, slot("lobby", info.game_id))
 
     async def game(self, game_id: int, info: GameInfo | None = None) -> None:
         """Show the game's current state everywhere; notify whoever must open or defend."""
@@ -194,9 +196,12 @@ class Presenter:
                 notify=notify,
                 priority=PRIORITY_ACTOR if seat.seat in public.waiting_for else PRIORITY_PANEL,
             )
-        if over:
+        if over:  # shown for the last time: nothing of the game is kept (bounded memory)
+            self.outbox.release(info.chat_id, slot("table", game_id))
             for seat in info.seats:
                 self._roles.pop((game_id, seat.seat), None)
+                if not seat.is_ai:
+                    self.outbox.release(seat.user_id, slot("panel", game_id))
 
     async def panel(self, info: GameInfo, user_id: int, notify: bool = False) -> None:
         """Show one player's panel afresh (``/start g<id>``, Refresh, Back)."""
@@ -214,6 +219,8 @@ class Presenter:
             notify=notify,
             priority=PRIORITY_ACTOR,
         )
+        if over:
+            self.outbox.release(user_id, slot("panel", info.game_id))
 
     async def _table(self, info: GameInfo, game: Game) -> render.Table:
         """The public table of ``game`` now. Two moves can be shown concurrently: the
@@ -233,6 +240,10 @@ class Presenter:
             self.outbox.send(
                 info.chat_id,
                 "🏁 " + render.outcome_line(info.seats, outcome, info.ending),
-                keyboards.ended(self.username, info.game_id),
+                keyboards.ended(
+                    self.username,
+                    info.game_id,
+                    again=info.ending is None or info.ending.reason != "cancelled",
+                ),
                 priority=PRIORITY_GROUP,
             )
