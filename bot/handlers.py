@@ -52,6 +52,24 @@ def group_link(chat_id: int, message_id: int | None) -> str | None:
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
+def sent_as(update: Update) -> str:
+    """Who sent the message: ``"user"`` (a person), ``"group"`` (an anonymous admin:
+    Telegram sends on behalf of the group itself only for its admins) or ``"channel"``.
+    For the last two, ``from`` is a placeholder user (GroupAnonymousBot, Channel_Bot)
+    that many senders share: never a seat, never a lobby's creator."""
+    message, chat = update.effective_message, update.effective_chat
+    sender = message.sender_chat if message is not None else None
+    if sender is None or update.callback_query is not None:
+        return "user"
+    return "group" if chat is not None and sender.id == chat.id else "channel"
+
+
+def not_a_person() -> str:
+    return _(
+        "Seats are for people: send this as yourself, not on behalf of the group or a channel."
+    )
+
+
 class Handlers:
     def __init__(self, service: GameService, presenter: Presenter) -> None:
         self.service = service
@@ -82,6 +100,15 @@ class Handlers:
     def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
         self.outbox.send(chat_id, text, markup, priority=2)
 
+    async def sender_is_admin(self, update: Update, context: Context) -> bool:
+        """An admin as Telegram says: an anonymous admin (sent as the group) is one, a
+        channel's placeholder never; a person is asked about."""
+        chat, user = update.effective_chat, update.effective_user
+        kind = sent_as(update)
+        if kind != "user" or chat is None or user is None:
+            return kind == "group"
+        return await self.is_admin(context, chat, user.id)
+
     async def is_admin(self, context: Context, chat: Chat, user_id: int) -> bool:
         if chat.type == ChatType.PRIVATE:
             return False
@@ -107,6 +134,9 @@ class Handlers:
             return
         if not self.in_group(update):
             self.reply(chat.id, _("Start a game in a group: add me there and send /newgame."))
+            return
+        if sent_as(update) != "user":
+            self.reply(chat.id, not_a_person())
             return
         self._note_chat(chat)
         open_now = await self.service.active_game(chat.id)
@@ -213,6 +243,9 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or not self.in_group(update):
             return
+        if sent_as(update) != "user":
+            self.reply(chat.id, not_a_person())
+            return
         try:
             result = await self.service.leave(chat.id, user.id)
         except ServiceError as e:
@@ -242,7 +275,11 @@ class Handlers:
         if not self.in_group(update):
             self.reply(chat.id, _("Settings belong to a group: send /settings there."))
             return
-        if not await self.may_configure(context, chat, user.id):
+        kind = sent_as(update)
+        allowed = kind == "group" or (
+            kind == "user" and await self.may_configure(context, chat, user.id)
+        )
+        if not allowed:
             self.reply(chat.id, render.refusal("admins_only"))
             return
         current = await self.service.chat_settings(chat.id)

@@ -43,7 +43,7 @@ class Lifecycle:
         if open_now is None:
             self.h.reply(chat.id, render.refusal("no_lobby"))
             return
-        is_admin = open_now.creator_id != user.id and await self.h.is_admin(context, chat, user.id)
+        is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
         try:
             info = await self.service.cancel(chat.id, user.id, is_admin=is_admin)
         except ServiceError as e:
@@ -68,7 +68,7 @@ class Lifecycle:
         if target is None or target.is_bot:
             self.h.reply(chat.id, _("Reply to a message of the player to kick with /kick."))
             return
-        if not await self.h.is_admin(context, chat, user.id):
+        if not await self.h.sender_is_admin(update, context):
             self.h.reply(chat.id, render.refusal("admins_only"))
             return
         try:
