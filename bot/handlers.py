@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
@@ -34,6 +35,10 @@ log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
 _SEEN_QUERIES = 4096
+#: A member's same command in a group is answered once in this many seconds.
+REPEAT_WINDOW = 60.0
+#: Command answers go after the table and the lobby (the presenter's PRIORITY_GROUP).
+PRIORITY_REPLY = 1
 
 
 def display_name(user: User) -> str:
@@ -78,6 +83,9 @@ class Handlers:
         self.langs = presenter.langs
         self.lifecycle: Lifecycle | None = None
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
+        self.repeat_window = REPEAT_WINDOW
+        self._clock = time.monotonic
 
     def localized(self, handler: Handler) -> Handler:
         """Run a handler in the language of whoever reads its replies: a button's
@@ -98,7 +106,28 @@ class Handlers:
     # ---- helpers ------------------------------------------------------------------
 
     def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
-        self.outbox.send(chat_id, text, markup, priority=2)
+        """A command's answer: after the chat's table and lobby (priority 2), which a
+        flood of commands must never hold up."""
+        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY)
+
+    def once_a_minute(self, name: str, handler: Handler) -> Handler:
+        """Answer a member's same command in a group at most once per ``repeat_window``
+        seconds; the repeats are ignored (forty /help must not cost the group two minutes
+        of Telegram's pace). Private chats are not limited: only the sender reads them."""
+
+        async def run(update: Update, context: Context) -> None:
+            chat, user = update.effective_chat, update.effective_user
+            if chat is not None and user is not None and chat.type != ChatType.PRIVATE:
+                now = self._clock()
+                while self._asked and next(iter(self._asked.values())) <= now - self.repeat_window:
+                    self._asked.popitem(last=False)  # forgotten once the window is over
+                key = (chat.id, user.id, name)
+                if key in self._asked:
+                    return
+                self._asked[key] = now
+            await handler(update, context)
+
+        return run
 
     async def sender_is_admin(self, update: Update, context: Context) -> bool:
         """An admin as Telegram says: an anonymous admin (sent as the group) is one, a

@@ -415,7 +415,23 @@ class Outbox:
         self._unlist(chat, item)
 
     def _take_head(self, chat: _Chat) -> _Item:
-        item = chat.queue.popleft()
+        """The chat's next item: the oldest of its highest priority, so a chat's table and
+        lobby (priority 2) go before a pile of command replies (1) queued ahead of them.
+        Items of one priority keep their order, and a one-off send never overtakes a
+        show queued before it (an announcement follows the table it is about)."""
+        item = chat.queue[0]
+        if item.priority < chat.priority:
+            ahead: list[_Item] = []
+            for later in chat.queue:
+                if later.priority == chat.priority:
+                    if later.slot is not None or all(i.slot is None for i in ahead):
+                        item = later
+                    break
+                ahead.append(later)
+        if item is chat.queue[0]:
+            chat.queue.popleft()
+        else:
+            chat.queue.remove(item)
         self._unlist(chat, item)
         return item
 
