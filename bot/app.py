@@ -213,6 +213,7 @@ class DurakBot:
         assert self.timers is not None
         await self.timers.resume(games)
         for info in games:
+            self.presenter.resumed(info)  # nothing still on screen is posted again
             await self.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))

@@ -127,6 +127,21 @@ class Presenter:
             else:
                 self.timers.forget(info.game_id)
 
+    def resumed(self, info: GameInfo) -> None:
+        """After a restart: the panels on screen are the newest (their ids were stored and
+        are known again), and whoever must act had his notification before the restart.
+        So showing the game edits them in place: nothing is re-posted, and a press made
+        on one while the bot was down still counts."""
+        game = info.game
+        if game is None:
+            return
+        public = game.view(None)
+        if not isinstance(public, View):  # a pile game has no openers or defenders
+            return
+        for seat in info.seats:
+            if not seat.is_ai:
+                self._roles[(info.game_id, seat.seat)] = role(public, seat.seat)
+
     async def show(self, game_id: int) -> None:
         await self.game(game_id)
 
