@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 
+from . import dbguard
 from .config import ConfigError, check_database, from_env, parse_args
 
 
@@ -17,7 +18,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = from_env()
         check_database(config)
+        dbguard.hold(config)
+        dbguard.check_writable(config)
     except ConfigError as e:
+        dbguard.release_all()
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
     from .app import build_application, setup_logging, use_fast_event_loop

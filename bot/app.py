@@ -148,6 +148,7 @@ class DurakBot:
         await self._set_commands(app)
         await self.resume()
         self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
+        self.timers.start_sweeping(self.sweep_every)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
@@ -175,18 +176,19 @@ class DurakBot:
         assert h is not None
         local = h.localized
         app.add_handler(CommandHandler(["newgame", "durak"], local(h.newgame)))
-        app.add_handler(CommandHandler("start", local(h.start)))
-        app.add_handler(CommandHandler("help", local(h.help)))
-        app.add_handler(CommandHandler("rules", local(h.rules)))
-        app.add_handler(CommandHandler("stats", local(h.stats)))
+        once = h.once_a_minute  # commands that only inform: a flood is answered once
+        app.add_handler(CommandHandler("start", local(once("start", h.start))))
+        app.add_handler(CommandHandler("help", local(once("help", h.help))))
+        app.add_handler(CommandHandler("rules", local(once("rules", h.rules))))
+        app.add_handler(CommandHandler("stats", local(once("stats", h.stats))))
         app.add_handler(CommandHandler("leave", local(h.leave)))
         app.add_handler(CommandHandler("settings", local(h.settings)))
         life = self.lifecycle
         assert life is not None
         app.add_handler(CommandHandler("cancel", local(life.cancel)))
         app.add_handler(CommandHandler("kick", local(life.kick)))
-        app.add_handler(CommandHandler("history", local(life.history)))
-        app.add_handler(CommandHandler("language", local(life.language_menu)))
+        app.add_handler(CommandHandler("history", local(once("history", life.history))))
+        app.add_handler(CommandHandler("language", local(once("language", life.language_menu))))
         app.add_handler(CallbackQueryHandler(local(h.button)))
         app.add_handler(ChatMemberHandler(life.membership, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, life.migrated))
@@ -220,6 +222,7 @@ class DurakBot:
         assert self.timers is not None
         await self.timers.resume(games)
         for info in games:
+            self.presenter.resumed(info)  # nothing still on screen is posted again
             await self.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
@@ -19,7 +20,7 @@ from durak import Pass, View
 from durak.actions import Action, Attack
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
-from durak.service_types import FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
+from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
 from durak.view import PileView
 
 from . import callbacks as cb
@@ -35,6 +36,10 @@ log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
 _SEEN_QUERIES = 4096
+#: A member's same command in a group is answered once in this many seconds.
+REPEAT_WINDOW = 60.0
+#: Command answers go after the table and the lobby (the presenter's PRIORITY_GROUP).
+PRIORITY_REPLY = 1
 
 
 def display_name(user: User) -> str:
@@ -53,6 +58,24 @@ def group_link(chat_id: int, message_id: int | None) -> str | None:
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
+def sent_as(update: Update) -> str:
+    """Who sent the message: ``"user"`` (a person), ``"group"`` (an anonymous admin:
+    Telegram sends on behalf of the group itself only for its admins) or ``"channel"``.
+    For the last two, ``from`` is a placeholder user (GroupAnonymousBot, Channel_Bot)
+    that many senders share: never a seat, never a lobby's creator."""
+    message, chat = update.effective_message, update.effective_chat
+    sender = message.sender_chat if message is not None else None
+    if sender is None or update.callback_query is not None:
+        return "user"
+    return "group" if chat is not None and sender.id == chat.id else "channel"
+
+
+def not_a_person() -> str:
+    return _(
+        "Seats are for people: send this as yourself, not on behalf of the group or a channel."
+    )
+
+
 class Handlers:
     def __init__(self, service: GameService, presenter: Presenter) -> None:
         self.service = service
@@ -61,6 +84,9 @@ class Handlers:
         self.langs = presenter.langs
         self.lifecycle: Lifecycle | None = None
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
+        self.repeat_window = REPEAT_WINDOW
+        self._clock = time.monotonic
 
     def localized(self, handler: Handler) -> Handler:
         """Run a handler in the language of whoever reads its replies: a button's
@@ -81,7 +107,37 @@ class Handlers:
     # ---- helpers ------------------------------------------------------------------
 
     def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
-        self.outbox.send(chat_id, text, markup, priority=2)
+        """A command's answer: after the chat's table and lobby (priority 2), which a
+        flood of commands must never hold up."""
+        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY)
+
+    def once_a_minute(self, name: str, handler: Handler) -> Handler:
+        """Answer a member's same command in a group at most once per ``repeat_window``
+        seconds; the repeats are ignored (forty /help must not cost the group two minutes
+        of Telegram's pace). Private chats are not limited: only the sender reads them."""
+
+        async def run(update: Update, context: Context) -> None:
+            chat, user = update.effective_chat, update.effective_user
+            if chat is not None and user is not None and chat.type != ChatType.PRIVATE:
+                now = self._clock()
+                while self._asked and next(iter(self._asked.values())) <= now - self.repeat_window:
+                    self._asked.popitem(last=False)  # forgotten once the window is over
+                key = (chat.id, user.id, name)
+                if key in self._asked:
+                    return
+                self._asked[key] = now
+            await handler(update, context)
+
+        return run
+
+    async def sender_is_admin(self, update: Update, context: Context) -> bool:
+        """An admin as Telegram says: an anonymous admin (sent as the group) is one, a
+        channel's placeholder never; a person is asked about."""
+        chat, user = update.effective_chat, update.effective_user
+        kind = sent_as(update)
+        if kind != "user" or chat is None or user is None:
+            return kind == "group"
+        return await self.is_admin(context, chat, user.id)
 
     async def is_admin(self, context: Context, chat: Chat, user_id: int) -> bool:
         if chat.type == ChatType.PRIVATE:
@@ -108,6 +164,9 @@ class Handlers:
             return
         if not self.in_group(update):
             self.reply(chat.id, _("Start a game in a group: add me there and send /newgame."))
+            return
+        if sent_as(update) != "user":
+            self.reply(chat.id, not_a_person())
             return
         self._note_chat(chat)
         open_now = await self.service.active_game(chat.id)
@@ -144,7 +203,9 @@ class Handlers:
             await self.help(update, context)
             return
         payload = context.args[0] if context.args else ""
-        game_id = int(payload[1:]) if payload[1:].isdigit() and len(payload) < 20 else None
+        digits = payload[1:]  # ASCII only: str.isdigit() also takes "²", which int() refuses
+        readable = digits.isascii() and digits.isdigit() and len(payload) < 20
+        game_id = int(digits) if readable else None
         if payload.startswith("j") and game_id is not None:
             await self._join_from_private(user, game_id)
         elif payload.startswith("g") and game_id is not None:
@@ -212,6 +273,9 @@ class Handlers:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or not self.in_group(update):
             return
+        if sent_as(update) != "user":
+            self.reply(chat.id, not_a_person())
+            return
         try:
             result = await self.service.leave(chat.id, user.id)
         except ServiceError as e:
@@ -241,7 +305,11 @@ class Handlers:
         if not self.in_group(update):
             self.reply(chat.id, _("Settings belong to a group: send /settings there."))
             return
-        if not await self.may_configure(context, chat, user.id):
+        kind = sent_as(update)
+        allowed = kind == "group" or (
+            kind == "user" and await self.may_configure(context, chat, user.id)
+        )
+        if not allowed:
             self.reply(chat.id, render.refusal("admins_only"))
             return
         current = await self.service.chat_settings(chat.id)
@@ -262,7 +330,7 @@ class Handlers:
         if code == menu.CLOSE:
             current = await self.service.chat_settings(chat.id)
             self.outbox.show(chat.id, "settings", menu.menu_text(current), None, priority=2)
-            self.outbox.forget(chat.id, "settings")
+            self.outbox.release(chat.id, "settings")  # after that edit, not instead of it
             return {"text": _("Saved.")}
         if games_menu.handles(code):
             return await self._game_choice(chat, code)
@@ -368,6 +436,9 @@ class Handlers:
         if data.kind == "c":
             return await self._suit(chat.id, data.game_id, user, data.suit or "")
         if data.kind == "r":
+            if (await self.service.game(data.game_id)).status == CANCELLED:
+                # the service's not_allowed would say "only the creator or an admin"
+                return {"text": render.refusal("game_over"), "show_alert": True}
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.changed(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
@@ -466,7 +537,9 @@ class Handlers:
         assert game is not None  # a running game has one
         view = game.view(seat)
         if isinstance(move, cb.Slot):
-            return await self._play(info, user.id, None, data.version, slot_index=move.index)
+            return await self._play(
+                info, user.id, None, data.version, data.version, slot_index=move.index
+            )
         if isinstance(move, cb.Pick):
             if not isinstance(view, View) or not keyboards.several_card_openings(view):
                 return {"text": render.refusal("cannot_play"), "show_alert": True}
@@ -508,7 +581,7 @@ class Handlers:
             action = move
         # A pass means "I have seen the table and add nothing": only for the table seen.
         return await self._play(
-            info, user.id, action, data.version if isinstance(action, Pass) else None
+            info, user.id, action, data.version if isinstance(action, Pass) else None, data.version
         )
 
     async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
@@ -521,6 +594,7 @@ class Handlers:
         user_id: int,
         action: Action | None,
         version: int | None,
+        seen: int | None,
         slot_index: int | None = None,
     ) -> dict[str, Any]:
         """Apply the action (or ``blind``'s face-down slot: only for the table seen,
@@ -536,6 +610,9 @@ class Handlers:
             await self.presenter.panel(await self.service.game(info.game_id), user)
             return {"text": render.refusal("stale_version"), "show_alert": True}
         except IllegalMove as e:
+            if seen != info.version:  # pressed on a panel the game has left behind
+                await self.presenter.panel(await self.service.game(info.game_id), user)
+                return {"text": render.refusal("stale_version"), "show_alert": True}
             return {"text": render.refusal(e.code), "show_alert": True}
         after = replace(
             info,

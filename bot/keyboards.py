@@ -57,14 +57,12 @@ def lobby(game_id: int, room: bool = True) -> Markup:
     return markup(rows)
 
 
-def ended(bot_username: str, game_id: int) -> Markup:
-    """Under the end-of-game message: the next game of the series, and the record."""
-    return markup(
-        [
-            [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))],
-            [button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))],
-        ]
-    )
+def ended(bot_username: str, game_id: int, again: bool = True) -> Markup:
+    """Under the end-of-game message: the next game of the series (not after a cancelled
+    game: it has none), and the record."""
+    play = [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))]
+    record = [button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))]
+    return markup([play, record] if again else [record])
 
 
 def table(bot_username: str, game_id: int, over: bool) -> Markup:

@@ -43,7 +43,7 @@ class Lifecycle:
         if open_now is None:
             self.h.reply(chat.id, render.refusal("no_lobby"))
             return
-        is_admin = open_now.creator_id != user.id and await self.h.is_admin(context, chat, user.id)
+        is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
         try:
             info = await self.service.cancel(chat.id, user.id, is_admin=is_admin)
         except ServiceError as e:
@@ -52,10 +52,10 @@ class Lifecycle:
         await self._closed(info, N_("The game was cancelled; nobody is the durak."))
 
     async def _closed(self, info: GameInfo, note: str) -> None:
-        if info.game is None:  # a lobby
-            await self.presenter.lobby(info, note=note)
-        else:
+        if info.game is not None:  # a game: its end is announced once, by the presenter
             await self.presenter.changed(info)
+            return
+        await self.presenter.lobby(info, note=note)
         with language(await self.h.langs.of_group(info.chat_id, info.creator_id)):
             self.h.reply(info.chat_id, "🛑 " + _(note))
 
@@ -68,7 +68,7 @@ class Lifecycle:
         if target is None or target.is_bot:
             self.h.reply(chat.id, _("Reply to a message of the player to kick with /kick."))
             return
-        if not await self.h.is_admin(context, chat, user.id):
+        if not await self.h.sender_is_admin(update, context):
             self.h.reply(chat.id, render.refusal("admins_only"))
             return
         try:

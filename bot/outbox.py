@@ -219,6 +219,7 @@ class Outbox:
         self._clock = clock
         self._chats: dict[int, _Chat] = {}
         self._ids: dict[tuple[int, str], int] = {}
+        self._releasing: set[tuple[int, str]] = set()  # drop the id once the slot is sent
         self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
         self._waiting: list[tuple[float, int]] = []  # (ready_at, chat id)
         self._seq = itertools.count()
@@ -338,9 +339,35 @@ class Outbox:
         self._enqueue(chat, item)
         self._reschedule(chat)
 
+    def release(self, chat_id: int, slot: str) -> None:
+        """The slot is done with (a finished game's panel, a closed menu): its queued
+        content is still delivered, then its message id is dropped. Unlike :meth:`forget`,
+        nothing shown last is lost; like it, memory is not kept for the slot for ever."""
+        key = (chat_id, slot)
+        if self._slot_pending(chat_id, slot):
+            self._releasing.add(key)
+        else:
+            self._ids.pop(key, None)
+            self._releasing.discard(key)
+
+    def _slot_pending(self, chat_id: int, slot: str) -> bool:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            return False
+        return slot in chat.slots or (chat.busy is not None and chat.busy.slot == slot)
+
+    def _released(self, chat_id: int, slot: str | None) -> None:
+        """A slot's item was delivered: drop its id if the slot was released meanwhile."""
+        if slot is None or (chat_id, slot) not in self._releasing:
+            return
+        if not self._slot_pending(chat_id, slot):
+            self._releasing.discard((chat_id, slot))
+            self._ids.pop((chat_id, slot), None)
+
     def forget(self, chat_id: int, slot: str) -> None:
         """Drop the slot: its queued content, its message id, and the id of a post in flight."""
         self._ids.pop((chat_id, slot), None)
+        self._releasing.discard((chat_id, slot))
         chat = self._chats.get(chat_id)
         if chat is None:
             return
@@ -388,7 +415,23 @@ class Outbox:
         self._unlist(chat, item)
 
     def _take_head(self, chat: _Chat) -> _Item:
-        item = chat.queue.popleft()
+        """The chat's next item: the oldest of its highest priority, so a chat's table and
+        lobby (priority 2) go before a pile of command replies (1) queued ahead of them.
+        Items of one priority keep their order, and a one-off send never overtakes a
+        show queued before it (an announcement follows the table it is about)."""
+        item = chat.queue[0]
+        if item.priority < chat.priority:
+            ahead: list[_Item] = []
+            for later in chat.queue:
+                if later.priority == chat.priority:
+                    if later.slot is not None or all(i.slot is None for i in ahead):
+                        item = later
+                    break
+                ahead.append(later)
+        if item is chat.queue[0]:
+            chat.queue.popleft()
+        else:
+            chat.queue.remove(item)
         self._unlist(chat, item)
         return item
 
@@ -451,8 +494,8 @@ class Outbox:
         """Move chats whose pause is over from the waiting heap to the ready heap."""
         while self._waiting and self._waiting[0][0] <= now:
             ready_at, chat_id = heapq.heappop(self._waiting)
-            chat = self._chats[chat_id]
-            if chat.heap_key == ("wait", ready_at):
+            chat = self._chats.get(chat_id)
+            if chat is not None and chat.heap_key == ("wait", ready_at):
                 chat.heap_key = None
                 self._schedule(chat, now)
 
@@ -476,8 +519,8 @@ class Outbox:
     def _pop_ready(self) -> _Chat | None:
         while self._ready:
             neg_priority, seq, chat_id = heapq.heappop(self._ready)
-            chat = self._chats[chat_id]
-            if chat.heap_key == ("ready", neg_priority, seq):
+            chat = self._chats.get(chat_id)
+            if chat is not None and chat.heap_key == ("ready", neg_priority, seq):
                 chat.heap_key = None
                 return chat
         return None
@@ -531,6 +574,7 @@ class Outbox:
         and the adaptive cap's step."""
         period = self._limits.period + max(0.0, now - self._period_ends)
         self._period_ends = now + self._limits.period
+        self._prune(now)
         metrics = self.metrics
         if metrics.calls or metrics.refused or metrics.waits:
             for line in metrics.report(period, self.cap):
@@ -540,6 +584,21 @@ class Outbox:
         self._held_back = False
         if self.cap.per_second != before:
             _LOGGER.info("outbox: bot-wide cap raised to %g/s", self.cap.per_second)
+
+    def _prune(self, now: float) -> None:
+        """Drop the pacing state of chats with nothing queued whose pace no longer binds
+        (it would be made afresh the same): one entry per chat ever seen is not kept."""
+        idle = [
+            chat_id
+            for chat_id, chat in self._chats.items()
+            if not chat.queue
+            and chat.busy is None
+            and chat.heap_key is None
+            and max(chat.ready_at, chat.paced_to, chat.slow_until) <= now
+            and (not chat.sent or chat.sent[-1] + chat.window <= now)
+        ]
+        for chat_id in idle:
+            del self._chats[chat_id]
 
     async def _sleep(self, delay: float | None) -> None:
         if delay is None:
@@ -562,6 +621,7 @@ class Outbox:
         finally:
             chat.busy = None
             self._in_flight -= 1
+            self._released(chat.chat_id, item.slot)
             self._schedule(chat, self._clock())
             self._update_idle()
             self._wake.set()

@@ -148,7 +148,22 @@ class Presenter:
             if info.status == RUNNING:
                 await self.timers.arm(info)
             else:
-                self.timers.cancel(info.game_id)
+                self.timers.forget(info.game_id)
+
+    def resumed(self, info: GameInfo) -> None:
+        """After a restart: the panels on screen are the newest (their ids were stored and
+        are known again), and whoever must act had his notification before the restart.
+        So showing the game edits them in place: nothing is re-posted, and a press made
+        on one while the bot was down still counts."""
+        game = info.game
+        if game is None:
+            return
+        public = game.view(None)
+        if not isinstance(public, View):  # a pile game has no openers or defenders
+            return
+        for seat in info.seats:
+            if not seat.is_ai:
+                self._roles[(info.game_id, seat.seat)] = role(public, seat.seat)
 
     async def show(self, game_id: int) -> None:
         await self.game(game_id)
@@ -182,6 +197,8 @@ class Presenter:
             notify=repost,
             priority=PRIORITY_GROUP,
         )
+        if info.status != "lobby":  # closed for good: its id need not be kept
+            self.outbox.release(info.chat_id, slot("lobby", info.game_id))
 
     async def _next_deal(self, info: GameInfo) -> GameInfo | None:
         """The next deal of a sprint match that goes on after this ended deal."""
@@ -247,9 +264,12 @@ class Presenter:
                 notify=notify,
                 priority=PRIORITY_ACTOR if seat.seat in public.waiting_for else PRIORITY_PANEL,
             )
-        if over:
+        if over:  # shown for the last time: nothing of the game is kept (bounded memory)
+            self.outbox.release(info.chat_id, slot("table", game_id))
             for seat in info.seats:
                 self._roles.pop((game_id, seat.seat), None)
+                if not seat.is_ai:
+                    self.outbox.release(seat.user_id, slot("panel", game_id))
 
     async def panel(self, info: GameInfo, user_id: int, notify: bool = False) -> None:
         """Show one player's panel afresh (``/start g<id>``, Refresh, Back)."""
@@ -267,6 +287,8 @@ class Presenter:
             notify=notify,
             priority=PRIORITY_ACTOR,
         )
+        if over:
+            self.outbox.release(user_id, slot("panel", info.game_id))
 
     async def _table(self, info: GameInfo, game: Game) -> render.Table:
         """The public table of ``game`` now. Two moves can be shown concurrently: the
@@ -296,6 +318,12 @@ class Presenter:
             self.outbox.send(
                 info.chat_id,
                 "\n".join(lines),
-                None if following is not None else keyboards.ended(self.username, info.game_id),
+                None
+                if following is not None
+                else keyboards.ended(
+                    self.username,
+                    info.game_id,
+                    again=info.ending is None or info.ending.reason != "cancelled",
+                ),
                 priority=PRIORITY_GROUP,
             )

@@ -6,6 +6,10 @@ defender takes, an opener plays his lowest card). Deadlines are stored, so they
 survive a restart. A player who timed out three decisions in a row is away: the
 bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
+
+A clock must never die with a failed write (a full disk for two seconds): storing a
+deadline is best effort (the clock runs in memory anyway), and a sweep re-arms every
+running game found without a live clock.
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ class TurnTimers:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
         self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
+        self._unclocked: dict[int, int] = {}  # game -> version that needs no clock (no limit)
+        self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
 
     def left(self, game_id: int, version: int) -> int | None:
@@ -79,10 +85,51 @@ class TurnTimers:
         if task is not None and task is not asyncio.current_task():
             task.cancel()
         self._deadlines.pop(game_id, None)
+        self._unclocked.pop(game_id, None)
+
+    def forget(self, game_id: int) -> None:
+        """A game ended: drop everything kept for it (bounded memory)."""
+        self.cancel(game_id)
+        self._armed.pop(game_id, None)
+
+    def has_clock(self, info: GameInfo) -> bool:
+        """Whether the game's current version is looked after: a clock task is alive,
+        or this version needs none (no turn limit)."""
+        task = self._tasks.get(info.game_id)
+        if task is not None and not task.done():
+            return True
+        return self._unclocked.get(info.game_id) == info.version
+
+    async def sweep(self) -> int:
+        """Re-arm every running game without a live clock; how many were re-armed."""
+        rearmed = 0
+        for info in await self._service.running_games():
+            if self._closed:
+                break
+            if not self.has_clock(info):
+                log.warning("game %s had no turn clock: re-armed", info.game_id)
+                self._armed.pop(info.game_id, None)
+                await self.arm(info)
+                rearmed += 1
+        return rearmed
+
+    def start_sweeping(self, every: float) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(every)
+                try:
+                    await self.sweep()
+                except ServiceError as e:
+                    log.warning("turn clock sweep failed: %s", e.code)
+
+        self._sweeper = asyncio.create_task(loop(), name="turn-clock-sweeper")
 
     async def close(self) -> None:
         """Stop every clock (the deadlines stay stored for the next start)."""
         self._closed = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         tasks = list(self._tasks.values())
         self._tasks.clear()
         for task in tasks:
@@ -97,6 +144,8 @@ class TurnTimers:
         self._armed[info.game_id] = info.version
         self.cancel(info.game_id)
         if self._closed or info.status != RUNNING or game is None or game.result is not None:
+            if info.status != RUNNING:
+                self._armed.pop(info.game_id, None)
             return
         actors = game.actors()
         stand_in = [s for s in actors if info.seats[s].away or info.seats[s].is_ai]
@@ -108,13 +157,22 @@ class TurnTimers:
             return
         timeout = (await self._settings(info.chat_id)).turn_timeout
         if timeout is None:
-            await self._service.set_deadline(info.game_id, info.version, None)
+            self._unclocked[info.game_id] = info.version
+            await self._store_deadline(info, None)
             return
         deadline = resume_at if resume_at is not None else self._clock() + timeout * self._scale
         self._deadlines[info.game_id] = (info.version, deadline)
-        if resume_at is None:
-            await self._service.set_deadline(info.game_id, info.version, deadline)
         self._start(info.game_id, lambda: self._wait(info, deadline))
+        if resume_at is None:
+            await self._store_deadline(info, deadline)
+
+    async def _store_deadline(self, info: GameInfo, deadline: float | None) -> None:
+        """Store the deadline for a restart; a failed write leaves the clock running
+        (after a restart without it, the game gets a fresh clock)."""
+        try:
+            await self._service.set_deadline(info.game_id, info.version, deadline)
+        except ServiceError as e:
+            log.warning("could not store the deadline of game %s: %s", info.game_id, e.code)
 
     def arm_suits(self, info: GameInfo) -> None:
         """Own trumps in the lobby: the player choosing his suit gets the first free
@@ -161,6 +219,8 @@ class TurnTimers:
                 await work()
             except asyncio.CancelledError:
                 raise
+            except ServiceError as e:  # the database in trouble: the store logged it
+                log.warning("turn clock of game %s stopped (%s); the sweep re-arms it", game_id, e)
             except Exception:
                 log.exception("turn timer of game %s failed", game_id)
 
@@ -216,5 +276,4 @@ class TurnTimers:
             game = info.game
             if finished or game is None:
                 break
-        self._tasks.pop(game_id, None)
-        await self._changed(info, finished)
+        await self._changed(info, finished)  # re-arms (this task counts as live till then)

@@ -28,6 +28,7 @@ import aiosqlite
 from ..service_errors import DatabaseError
 from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import ActionWrite, GameRow, LoggedAction
+from .health import WriteHealth
 
 #: ``PRAGMA application_id`` of our databases: "DRK1". Set by the first migration,
 #: it tells our file from any other SQLite database.
@@ -179,6 +180,7 @@ class Store:
         self._queued: list[_Job] = []  # hot writes waiting for the next group commit
         self._flusher: asyncio.Task[None] | None = None
         self.path = path
+        self.health = WriteHealth(path)
 
     @classmethod
     async def open(
@@ -276,6 +278,7 @@ class Store:
         async with self._lock:
             if self._closed:
                 raise DatabaseError("the store is closed")
+            writing = begin != "BEGIN"
             try:
                 await self._conn.execute(begin)
                 yield self._tx
@@ -283,8 +286,12 @@ class Store:
             except BaseException as e:
                 await self._rollback()
                 if isinstance(e, sqlite3.Error):
+                    if writing:
+                        self.health.failed(e)
                     raise DatabaseError(f"database failure: {e}") from e
                 raise
+            if writing:
+                self.health.worked()
 
     async def _rollback(self) -> None:
         # Always through the connection's queue: a statement whose caller was
@@ -358,11 +365,17 @@ class Store:
                             _batch_transaction, self._conn._conn, [job[:2] for job in batch]
                         )
                     except sqlite3.Error as e:
+                        self.health.failed(e)
                         _fail(batch, DatabaseError(f"database failure: {e}"))
                         continue
                     except Exception as e:  # a bug in the statements: every caller hears of it
                         _fail(batch, e)
                         continue
+                    errors = [r for r in results if isinstance(r, sqlite3.Error)]
+                    for error in errors:
+                        self.health.failed(error)
+                    if not errors:
+                        self.health.worked()
                     for (_, _, done), result in zip(batch, results, strict=True):
                         if done.done():
                             continue

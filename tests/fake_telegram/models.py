@@ -159,6 +159,7 @@ class Message:
     edit_date: int | None = None
     history: list[MessageVersion] = field(default_factory=list)
     service: JSON = field(default_factory=dict)  # e.g. {"pinned_message": ...}
+    sender_chat: Chat | None = None  # sent on behalf of a chat (a channel, an anonymous admin)
 
     @property
     def from_bot(self) -> bool:
@@ -201,6 +202,8 @@ class Message:
             "chat": self.chat.to_api(),
             "date": self.date,
         }
+        if self.sender_chat is not None:
+            data["sender_chat"] = self.sender_chat.to_api()
         text_key, entities_key = (
             ("caption", "caption_entities") if self.document else ("text", "entities")
         )

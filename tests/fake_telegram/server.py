@@ -290,6 +290,30 @@ class FakeTelegram:
         self._notify()
         return message
 
+    #: Telegram's placeholder senders: "from" of a message sent on behalf of a chat.
+    ANONYMOUS_ADMIN = User(1087968824, "Group", username="GroupAnonymousBot", is_bot=True)
+    CHANNEL_SENDER = User(136817688, "Channel", username="Channel_Bot", is_bot=True)
+
+    def send_as_chat(self, chat: Chat, text: str, sender_chat: Chat) -> Message:
+        """A message in ``chat`` sent on behalf of ``sender_chat``: the group itself (an
+        anonymous admin) or a channel. ``from`` is Telegram's placeholder user, as there."""
+        placeholder = self.ANONYMOUS_ADMIN if sender_chat is chat else self.CHANNEL_SENDER
+        message = Message(
+            chat,
+            chat.allocate_message_id(),
+            placeholder,
+            _now(),
+            text=text,
+            plain_text=text,
+            entities=command_entities(text),
+            sender_chat=sender_chat,
+        )
+        self._store(message)
+        if self._bot_receives(chat, message):
+            self.updates.push("message", {"message": message.to_api()})
+        self._notify()
+        return message
+
     def start_bot(self, user: User, payload: str | None = None) -> Message:
         """``user`` presses Start (``/start PAYLOAD`` for deep links); also unblocks."""
         text = f"/start {payload}" if payload else "/start"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import sqlite3
 from pathlib import Path
@@ -349,3 +350,49 @@ def test_hot_writes_commit_together_and_fail_alone(tmp_path: Path) -> None:
             await store.put_deadline(1, 0, None)
 
     run(closed())
+
+
+def test_write_trouble_is_one_error_per_cause_and_one_when_writes_recover(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A full disk (simulated with max_page_count) and a lock another process holds: each
+    cause logs ERROR once however many writes fail, naming the cause; writing again logs
+    once more. Users only ever saw "Something went wrong", the operator nothing."""
+    path = tmp_path / "db.sqlite3"
+
+    async def big_write(s: GameService) -> None:
+        async with s.store.transaction() as tx:
+            await tx.set_chat_settings(CHAT, '{"x": "' + "x" * 200_000 + '"}', 1.0)
+
+    async def body(s: GameService) -> list[str]:
+        await lobby(s, 2)
+        async with s.store.reading() as tx:
+            pages = await tx.scalar("PRAGMA page_count")
+            await tx.scalar(f"PRAGMA max_page_count = {pages}")
+            await tx.execute("PRAGMA busy_timeout = 20")
+        for _ in range(3):
+            with pytest.raises(DatabaseError):
+                await big_write(s)
+        async with s.store.reading() as tx:
+            await tx.scalar("PRAGMA max_page_count = 1000000")
+        await big_write(s)
+        await big_write(s)
+        other = sqlite3.connect(path)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            for _ in range(2):
+                with pytest.raises(DatabaseError):
+                    await big_write(s)
+                with pytest.raises(DatabaseError):
+                    await s.store.put_deadline(1, 0, 5.0)
+        finally:
+            other.rollback()
+            other.close()
+        await s.store.put_deadline(1, 0, 5.0)
+        return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+    with caplog.at_level(logging.ERROR, logger="durak.store"):
+        lines = with_service(path, body)
+    assert len(lines) == 4, lines
+    assert "(disk full)" in lines[0] and "work again" in lines[1]
+    assert "(locked)" in lines[2] and "work again after 4 failed" in lines[3]
