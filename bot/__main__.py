@@ -73,7 +73,14 @@ async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal, sig)
-    await serve(app, config, stop)
+    try:
+        await serve(app, config, stop)
+    finally:
+        # Stopped: a late signal must not kill the interpreter while it winds down
+        # (the loop's handlers go with the loop, and the default one would).
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def _watchdog(seconds: float) -> None:
