@@ -85,7 +85,12 @@ def secret_cards(game: Game) -> set[str]:
         public.update(step.get("cards", []))
         public.update(step[k] for k in ("card", "attack") if k in step)
     view = game.view(None)
-    shown = [view.trump_card, view.opener_card, getattr(view, "second_trump_card", None)]
+    shown = [
+        view.trump_card,
+        getattr(view, "opener_card", None),
+        getattr(view, "second_trump_card", None),
+        getattr(view, "out_of_play", None),  # road: the card that shows trump
+    ]
     public.update(str(c) for c in shown if c is not None)
     return {str(c) for seat in range(game.n) for c in game.hand(seat)} - public
 
