@@ -286,10 +286,11 @@ class Table:
         watch: tuple[GameService, int] | None = None,
         timeout: float = 120,
         prefer: Prefer | None = None,
+        max_presses: int = 3000,
     ) -> Message:
         stop = asyncio.Event()
         players = [
-            asyncio.create_task(self.play(u, stop, watch, prefer=prefer)) for u in self.users
+            asyncio.create_task(self.play(u, stop, watch, max_presses, prefer)) for u in self.users
         ]
         end = asyncio.create_task(
             self.server.wait_for(lambda: self.ended() is not None, timeout, what="the end")

@@ -130,7 +130,9 @@ async def test_own_trumps_chooses_suits_in_the_lobby_then_plays(
         view = info.game.view(None)
         trumps = {info.seats[s].name: t.letter for s, t in enumerate(view.trumps) if t}
         assert trumps == chosen
-        await table.play_to_the_end(watch=(service, info.game_id), timeout=200, prefer=plays_cards)
+        await table.play_to_the_end(
+            watch=(service, info.game_id), timeout=600, prefer=plays_cards, max_presses=20000
+        )
         _, record = await finished_game(table, app)
         assert record["rules"]["game"] == "own_trumps"
         await tallied(service, group, record, table)
@@ -182,7 +184,9 @@ async def whole_game(make_fake_telegram, tmp_path, errors, game: str, players: i
         await table.join_all()
         await table.start()
         running = (await service.running_games())[0].game_id
-        await table.play_to_the_end(watch=(service, running), timeout=200, prefer=plays_cards)
+        await table.play_to_the_end(
+            watch=(service, running), timeout=600, prefer=plays_cards, max_presses=20000
+        )
         _, record = await finished_game(table, app)
         assert record["rules"]["game"] == game
         await tallied(service, group, record, table)
@@ -237,7 +241,9 @@ async def test_restart_in_the_middle_of_a_road_game(make_fake_telegram, tmp_path
         info = (await service.running_games())[0]
         assert info.game_id == before.game_id and info.version == before.version
         assert info.game.view(None) == before.game.view(None)
-        await table.play_to_the_end(watch=(service, info.game_id), timeout=200, prefer=plays_cards)
+        await table.play_to_the_end(
+            watch=(service, info.game_id), timeout=600, prefer=plays_cards, max_presses=20000
+        )
         _, record = await finished_game(table, app)
         assert len([s for s in record["steps"] if "do" in s]) > before.version
         assert cb.decode(table.ended().buttons[0].callback_data).game_id == info.game_id
