@@ -85,7 +85,12 @@ def secret_cards(game: Game) -> set[str]:
         public.update(step.get("cards", []))
         public.update(step[k] for k in ("card", "attack") if k in step)
     view = game.view(None)
-    shown = [view.trump_card, view.opener_card, getattr(view, "second_trump_card", None)]
+    shown = [
+        view.trump_card,
+        getattr(view, "opener_card", None),
+        getattr(view, "second_trump_card", None),
+        getattr(view, "out_of_play", None),  # road: the card that shows trump
+    ]
     public.update(str(c) for c in shown if c is not None)
     return {str(c) for seat in range(game.n) for c in game.hand(seat)} - public
 
@@ -281,10 +286,11 @@ class Table:
         watch: tuple[GameService, int] | None = None,
         timeout: float = 120,
         prefer: Prefer | None = None,
+        max_presses: int = 3000,
     ) -> Message:
         stop = asyncio.Event()
         players = [
-            asyncio.create_task(self.play(u, stop, watch, prefer=prefer)) for u in self.users
+            asyncio.create_task(self.play(u, stop, watch, max_presses, prefer)) for u in self.users
         ]
         end = asyncio.create_task(
             self.server.wait_for(lambda: self.ended() is not None, timeout, what="the end")
