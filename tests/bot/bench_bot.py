@@ -240,14 +240,16 @@ class BenchTelegram(FakeTelegram):
         self.waits: dict[int, Waits] = {}  # per private chat: what its panel asks of him
 
     def _watch(self, message: Message, posted: bool) -> None:
-        """A private panel changed: count a push, and a wait that began without one."""
+        """A private panel changed: count a push (a new message that notifies), and a
+        wait that began without one."""
         chat_id = message.chat.id
         text = message.plain_text or ""
         buttons = any((b.callback_data or "").startswith("1g") for b in message.buttons)
         if chat_id < 0 or not (buttons or "Your cards" in text):
             return
         w = self.waits.setdefault(chat_id, Waits())
-        w.update(text, posted, time.perf_counter(), self.measuring)
+        pushed = posted and not message.disable_notification
+        w.update(text, pushed, time.perf_counter(), self.measuring)
 
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = super().post_bot_message(chat, **fields)
@@ -663,7 +665,8 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
     actions = max(out["actions"], 1)
     per_game = out["finished_actions"] / out["finished"] if out["finished"] else None
     lines = [
-        f"panels posted (notifying): {out['pushes']} ({out['pushes'] / actions:.2f} per action)",
+        f"panels posted with a notification: {out['pushes']}"
+        f" ({out['pushes'] / actions:.2f} per action)",
         f"waits on a player: {out['waits']}; begun without a notification:"
         f" {out['unnotified_waits']}, the table waited on such players"
         f" {out['unnotified_s']:.1f} s in all ({out['unnotified_s'] / max(out['waits'], 1):.2f}"
