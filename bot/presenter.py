@@ -346,15 +346,15 @@ class Presenter:
         """Whether this change tells the seat, with a new message, that the game waits
         on him: once per wait. A pile game's wait is a turn; in a bout, being asked to
         throw in or to cover again after a pass is the same wait as the first time
-        (his panel is still the newest message of his chat; RULES-NOTES.md), while an
-        opening always is a wait of its own."""
+        (his panel is still the newest message of his chat; RULES-NOTES.md), and so is
+        an opener's throwing in after his opening."""
         was = self._waited.get(key, False)
         self._waited[key] = waits is not None
         if waits is None:
             return False
         if waits in ("lead", "answer"):  # a pile game: each turn is a wait
             return not was
-        wait = (waits == "open", bout)
+        wait = ("bout", bout)
         if self._told.get(key) == wait:
             return False
         self._told[key] = wait
