@@ -616,9 +616,12 @@ class Handlers:
             await self.presenter.panel(await self.service.game(info.game_id), user)
             return {"text": render.refusal("stale_version")}
         except IllegalMove as e:
-            if seen is not None and seen != info.version:
-                # pressed on a panel the game has left behind: show him the table now
-                await self.presenter.panel(await self.service.game(info.game_id), user)
+            behind = seen is not None and seen != info.version
+            if behind or self.outbox.pending(user, slot("panel", info.game_id)):
+                # pressed on a panel the game has left behind (the buttons carry no
+                # version: its newer content may still be on its way): look again
+                if behind:
+                    await self.presenter.panel(await self.service.game(info.game_id), user)
                 return {"text": render.refusal("stale_version")}
             # Nothing is lost by a move that cannot be made now: a toast, not an alert
             # that has to be closed (issue 11); alerts are for what needs reading.

@@ -351,6 +351,11 @@ class Outbox:
             self._ids.pop(key, None)
             self._releasing.discard(key)
 
+    def pending(self, chat_id: int, slot: str) -> bool:
+        """Whether newer content for ``slot`` is queued or on its way: what the chat
+        shows of it now is about to change."""
+        return self._slot_pending(chat_id, slot)
+
     def _slot_pending(self, chat_id: int, slot: str) -> bool:
         chat = self._chats.get(chat_id)
         if chat is None:
