@@ -6,8 +6,12 @@
 - ``1r.h`` play again after game 17; ``1h.h`` send game 17's record
 - ``1x.h`` / ``1y.h`` / ``1z.h`` seat an easy / normal / hard AI player in lobby 17
 - ``1o.dk`` a settings menu button: cycle the option ``dk`` (the deck size)
-- ``1g.h.5.cTH`` in game 17 at state version 5: tap 10♥ (the bot works out
-  what that means); ``a`` attack (one to six cards), ``d`` defend (two cards),
+- ``1g.h.cTH`` in game 17: tap 10♥ (the bot works out what that means; a press
+  is checked against the game when it arrives, so a panel whose table moved on
+  need not be edited); ``1g.h.5.p`` a pass made at state version 5: a pass (and
+  ``blind``'s face-down slot) needs the table its player saw, so only these
+  buttons carry the version, and a panel that shows them changes with the table.
+  Moves: ``a`` attack (one to six cards), ``d`` defend (two cards),
   ``t`` take, ``p`` pass, ``x`` transfer, ``w`` show trump, ``e`` exchange
   trump, ``r`` return the card(s) (``return_last_card``), ``l`` lead and ``b``
   beat (pile games), ``s3`` play face-down slot 3 (``blind``; decimal), ``m``
@@ -38,7 +42,7 @@ MAX_BYTES = 64
 MAX_CARDS = 6
 
 _DATA = re.compile(
-    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:\.([0-9a-z]{1,12})\.([a-z][0-9A-Z]{0,12}))?"
+    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:(?:\.([0-9a-z]{1,12}))?\.([a-z][0-9A-Z]{0,12}))?"
 )
 
 
@@ -85,6 +89,7 @@ Move = Action | Tap | Slot | Pick | Back | Refresh
 class Callback:
     kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings), c (suit)
     game_id: int
+    #: ``g``: the state version the button was drawn for; only a pass and a slot carry it.
     version: int | None = None
     move: Move | None = None
     setting: str | None = None
@@ -156,9 +161,11 @@ def encode(cb: Callback) -> str:
         return f"{VERSION}c.{_b36(cb.game_id)}.{cb.suit}"
     text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
     if cb.kind == "g":
-        if cb.version is None or cb.move is None:
-            raise ValueError("a game callback needs a version and a move")
-        text += f".{_b36(cb.version)}.{_move(cb.move)}"
+        if cb.move is None:
+            raise ValueError("a game callback needs a move")
+        if cb.version is not None:
+            text += f".{_b36(cb.version)}"
+        text += f".{_move(cb.move)}"
     assert len(text.encode()) <= MAX_BYTES
     return text
 
@@ -175,7 +182,7 @@ def suit(game_id: int, letter: str) -> str:
     return encode(Callback("c", game_id, suit=letter))
 
 
-def move(game_id: int, version: int, m: Move) -> str:
+def move(game_id: int, version: int | None, m: Move) -> str:
     return encode(Callback("g", game_id, version, m))
 
 
@@ -217,10 +224,10 @@ def decode(data: object) -> Callback:
     kind, game, version, move_text = m.groups()
     game_id = int(game, 36)
     if kind in LOBBY_KINDS:
-        if version is not None:
+        if move_text is not None:
             raise BadCallback("a lobby button has no move")
         return Callback(kind, game_id)
-    if version is None or move_text is None:
+    if move_text is None:
         raise BadCallback("a game button needs a move")
     op, rest = move_text[0], move_text[1:]
     parsed: Move
@@ -250,4 +257,4 @@ def decode(data: object) -> Callback:
         parsed = _SIMPLE[op]
     else:
         raise BadCallback("unknown move")
-    return Callback("g", game_id, int(version, 36), parsed)
+    return Callback("g", game_id, None if version is None else int(version, 36), parsed)

@@ -424,6 +424,10 @@ class Handlers:
             return await self._move(user, message.message_id if message else None, data)
         if data.kind == "o" and (data.setting or "").startswith("u") and self.lifecycle:
             return await self.lifecycle.language_button(user.id, data.setting or "")
+        if data.kind == "c" and message is not None and message.chat.type == ChatType.PRIVATE:
+            # own trumps: the chooser's private message carries the free suits too
+            chosen = await self.service.game(data.game_id)
+            return await self._suit(chosen.chat_id, data.game_id, user, data.suit or "")
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
@@ -528,11 +532,13 @@ class Handlers:
         current = self.outbox.message_id(user.id, slot("panel", info.game_id))
         if current is not None and message_id is not None and message_id != current:
             await self.presenter.panel(info, user.id)
-            return {"text": render.refusal("old_panel"), "show_alert": True}
+            return {"text": render.refusal("old_panel")}
         move = data.move
         if isinstance(move, cb.Refresh | cb.Back):
-            await self.presenter.panel(info, user.id)
+            await self.presenter.panel(info, user.id, full=isinstance(move, cb.Refresh))
             return {}
+        if isinstance(move, Pass | cb.Slot) and data.version is None:
+            return {"text": render.refusal("bad_callback")}  # made without the table seen
         game = info.game
         assert game is not None  # a running game has one
         view = game.view(seat)
@@ -542,9 +548,9 @@ class Handlers:
             )
         if isinstance(move, cb.Pick):
             if not isinstance(view, View) or not keyboards.several_card_openings(view):
-                return {"text": render.refusal("cannot_play"), "show_alert": True}
+                return {"text": render.refusal("cannot_play")}
             if not set(move.cards) <= set(view.hand):
-                return {"text": render.refusal("not_in_hand"), "show_alert": True}
+                return {"text": render.refusal("not_in_hand")}
             self.outbox.show(
                 user.id,
                 slot("panel", info.game_id),
@@ -562,7 +568,7 @@ class Handlers:
                 code = "cannot_play" if view.legal else "not_your_turn"
                 if move.card not in view.hand:
                     code = "not_in_hand"
-                return {"text": render.refusal(code), "show_alert": True}
+                return {"text": render.refusal(code)}  # a mis-tap: a toast (issue 11)
             several = isinstance(options[0], Attack) and len(options[0].cards) > 1
             if len(options) > 1 or several:  # a pair is confirmed, not played by one tap
                 self.outbox.show(
@@ -608,12 +614,18 @@ class Handlers:
                 result = await self.service.apply(info.game_id, user, action, version)
         except StaleVersion:
             await self.presenter.panel(await self.service.game(info.game_id), user)
-            return {"text": render.refusal("stale_version"), "show_alert": True}
+            return {"text": render.refusal("stale_version")}
         except IllegalMove as e:
-            if seen != info.version:  # pressed on a panel the game has left behind
-                await self.presenter.panel(await self.service.game(info.game_id), user)
-                return {"text": render.refusal("stale_version"), "show_alert": True}
-            return {"text": render.refusal(e.code), "show_alert": True}
+            behind = seen is not None and seen != info.version
+            if behind or self.outbox.pending(user, slot("panel", info.game_id)):
+                # pressed on a panel the game has left behind (the buttons carry no
+                # version: its newer content may still be on its way): look again
+                if behind:
+                    await self.presenter.panel(await self.service.game(info.game_id), user)
+                return {"text": render.refusal("stale_version")}
+            # Nothing is lost by a move that cannot be made now: a toast, not an alert
+            # that has to be closed (issue 11); alerts are for what needs reading.
+            return {"text": render.refusal(e.code)}
         after = replace(
             info,
             version=result.version,

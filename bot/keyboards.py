@@ -115,7 +115,7 @@ def _hand_rows(
     row: list[Button] = []
     for c in hand:
         label = card(c) if c in can else f"({card(c)})"
-        row.append(button(label, callback_data=cb.move(game_id, version, cb.Tap(c))))
+        row.append(button(label, callback_data=_data(game_id, version, cb.Tap(c))))
         if len(row) == CARDS_PER_ROW:
             rows.append(row)
             row = []
@@ -125,7 +125,7 @@ def _hand_rows(
 
 
 def _refresh(game_id: int, version: int) -> list[Button]:
-    return [button("↻ " + _("Refresh"), callback_data=cb.move(game_id, version, cb.Refresh()))]
+    return [button("↻ " + _("Refresh"), callback_data=_data(game_id, version, cb.Refresh()))]
 
 
 def panel(game_id: int, version: int, view: View | PileView) -> Markup:
@@ -141,7 +141,7 @@ def panel(game_id: int, version: int, view: View | PileView) -> Markup:
     actions: list[Button] = []
     if several_card_openings(view):
         actions.append(
-            button("🃏 " + _("Several cards"), callback_data=cb.move(game_id, version, cb.Pick()))
+            button("🃏 " + _("Several cards"), callback_data=_data(game_id, version, cb.Pick()))
         )
     for a in view.legal:
         if isinstance(a, Take):
@@ -175,11 +175,11 @@ def picker(game_id: int, version: int, view: View, chosen: tuple[Card, ...]) -> 
         if c in chosen:
             rest = tuple(x for x in chosen if x != c)
             row.append(
-                button("✅ " + card(c), callback_data=cb.move(game_id, version, cb.Pick(rest)))
+                button("✅ " + card(c), callback_data=_data(game_id, version, cb.Pick(rest)))
             )
         elif c in fits and len(chosen) < cb.MAX_CARDS:
             more = (*chosen, c)
-            row.append(button(card(c), callback_data=cb.move(game_id, version, cb.Pick(more))))
+            row.append(button(card(c), callback_data=_data(game_id, version, cb.Pick(more))))
         else:
             continue
         if len(row) == CARDS_PER_ROW:
@@ -190,7 +190,7 @@ def picker(game_id: int, version: int, view: View, chosen: tuple[Card, ...]) -> 
     if chosen and Attack(chosen) in openings:
         text = _("Play {cards}").format(cards=" ".join(card(c) for c in chosen))
         rows.append([_button("▶️ " + text, game_id, version, Attack(chosen))])
-    rows.append([button("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))])
+    rows.append([button("↩ " + _("Back"), callback_data=_data(game_id, version, cb.Back()))])
     return markup(rows)
 
 
@@ -202,7 +202,7 @@ def blind_panel(game_id: int, version: int, view: View) -> Markup:
     row: list[Button] = []
     for i, c in enumerate(view.slots):
         label = f"🂠{i + 1}" if c is None else card(c)
-        row.append(button(label, callback_data=cb.move(game_id, version, cb.Slot(i))))
+        row.append(button(label, callback_data=_data(game_id, version, cb.Slot(i))))
         if len(row) == CARDS_PER_ROW:
             rows.append(row)
             row = []
@@ -248,9 +248,16 @@ def choice(game_id: int, version: int, options: list[Action]) -> Markup:
         else:
             continue
         rows.append([_button(text, game_id, version, a)])
-    rows.append([button("↩ " + _("Back"), callback_data=cb.move(game_id, version, cb.Back()))])
+    rows.append([button("↩ " + _("Back"), callback_data=_data(game_id, version, cb.Back()))])
     return markup(rows)
 
 
 def _button(text: str, game_id: int, version: int, action: Action) -> Button:
-    return button(text, callback_data=cb.move(game_id, version, action))
+    return button(text, callback_data=_data(game_id, version, action))
+
+
+def _data(game_id: int, version: int, m: cb.Move) -> str:
+    """A game button's data: the state version only on a pass and a face-down slot,
+    which are made for the table their player saw (``bot/callbacks.py``); any other
+    press is checked when it arrives, so a panel need not change with every move."""
+    return cb.move(game_id, version if isinstance(m, Pass | cb.Slot) else None, m)

@@ -290,7 +290,8 @@ class Outbox:
         priority: int = 0,
     ) -> None:
         """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
-        posts a new one, so the user is notified, and deletes the old). Content still queued
+        posts a new one, so the user is notified, and deletes the old; in a private chat
+        a slot's post without ``notify`` is silent). Content still queued
         for the slot is replaced in place, keeping its position in the chat's queue."""
         item = _Item(next(self._seq), slot, text, markup, notify, priority, queued_at=self._clock())
         self._show(chat_id, slot, item)
@@ -349,6 +350,11 @@ class Outbox:
         else:
             self._ids.pop(key, None)
             self._releasing.discard(key)
+
+    def pending(self, chat_id: int, slot: str) -> bool:
+        """Whether newer content for ``slot`` is queued or on its way: what the chat
+        shows of it now is about to change."""
+        return self._slot_pending(chat_id, slot)
 
     def _slot_pending(self, chat_id: int, slot: str) -> bool:
         chat = self._chats.get(chat_id)
@@ -657,6 +663,10 @@ class Outbox:
             )
             return sent.message_id
         params = _message_params(chat_id, item)
+        if item.slot is not None and not item.notify and chat_id > 0:
+            # a private panel posted only because it has no message yet (or lost it):
+            # nothing he must act on, so no notification (issue 11)
+            params["disable_notification"] = True
         self._calling(item, "sendMessage", chat_id)
         message = await self._bot.do_api_request("send_message", api_kwargs=params)
         try:

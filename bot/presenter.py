@@ -64,20 +64,50 @@ class Titles:
 
 
 def role(view: View | PileView, seat: int) -> str | None:
-    """What the game waits for from this seat that deserves a notification (from the
-    public view: who is waited for, who attacks and defends, is the table empty; a
-    pile game: the player on turn, to lead or to answer)."""
+    """What the game waits for from this seat (from the public view): ``open``,
+    ``defend`` or ``throw`` (throw in or pass; ``blind``: the defender's answer is
+    ``defend``), a pile game's ``lead`` or ``answer``; ``None`` when it does not wait
+    on him. Each is a wait that deserves a notification (issue 11)."""
+    if view.outcome is not None:
+        return None
     if isinstance(view, PileView):
-        if view.outcome is not None or view.turn != seat:
-            return None
-        return view.phase
-    if view.outcome is not None or seat not in view.waiting_for:
+        return view.phase if view.turn == seat else None
+    if seat not in view.waiting_for:
         return None
     if not view.table and seat == view.attacker:
         return "open"
     if seat == view.defender:
         return "defend"
-    return None
+    return "throw"
+
+
+def acting(view: View | PileView, seat: int) -> bool:
+    """Whether his panel shows the table: the game waits on him, or he may act now."""
+    if view.outcome is not None:
+        return False
+    if isinstance(view, PileView) and view.turn == seat:
+        return True
+    return seat in view.waiting_for or bool(view.legal)
+
+
+def panel_key(view: View | PileView, seat: int, left: int | None) -> tuple[object, ...]:
+    """What this seat's panel shows, as a value: the panel is edited only when it
+    changes (issue 12). A player who must act sees the table (the state's version and
+    the clock's mark); any other sees his hand and his place in the game."""
+    if view.outcome is not None:
+        return ("over",)
+    if acting(view, seat):
+        return ("act", view.moves, None if left is None else render.time_left(left))
+    place: tuple[object, ...] = ()
+    if isinstance(view, View):
+        place = (view.attacker == seat, view.defender == seat, view.slots, view.shown_hands)
+    return ("wait", view.hand, view.seats[seat].out, place)
+
+
+def bout_of(view: View) -> tuple[object, ...]:
+    """Constant within a bout: who attacks whom, the stock and the discard (a bout
+    draws and discards only at its end)."""
+    return (view.attacker, view.defender, view.stock, view.discard)
 
 
 def _table_content(
@@ -90,14 +120,30 @@ def _table_content(
 
 
 def _panel_content(
-    lang: str, table: render.Table, game: Game, seat: int, over: bool
+    lang: str, table: render.Table, game: Game, seat: int, over: bool, full: bool = False
 ) -> tuple[str, keyboards.Markup | None]:
-    """A player's panel as it is when sent: the table, his hand, what he may do."""
+    """A player's panel as it is when sent: the table, his hand, what he may do; for a
+    player the game does not wait on, his hand and one line (``full``: the table too,
+    as he asked for it with Refresh)."""
     with language(lang):
         now = _now(table, game.view(seat))
         over = over or now.ending is not None or now.view.outcome is not None
-        return render.panel_text(now), None if over else keyboards.panel(
-            table.game_id, now.version, now.view
+        if over:
+            return render.panel_text(now), None
+        markup = keyboards.panel(table.game_id, now.version, now.view)
+        if acting(now.view, seat):
+            return render.panel_text(now), markup
+        if full:
+            return render.panel_text(now) + "\n" + "↻ " + _(
+                "The table as you asked for it; the group's is kept up to date."
+            ), markup
+        return render.waiting_panel_text(now), markup
+
+
+def _suit_content(lang: str, title: str) -> str:
+    with language(lang):
+        return "🃏 " + _("Own trumps in {group}: your turn to choose your trump suit.").format(
+            group=render.esc(title)
         )
 
 
@@ -121,7 +167,15 @@ class Presenter:
         self.username = username
         self.langs = langs
         self.timers: TurnTimers | None = None
-        self._roles: dict[tuple[int, int], str | None] = {}
+        #: (game, seat): what his panel shows (``panel_key``) as last queued.
+        self._shown: dict[tuple[int, int], tuple[object, ...]] = {}
+        #: (game, seat): the wait he was last notified of; and whether he is waited on.
+        self._told: dict[tuple[int, int], tuple[object, ...]] = {}
+        self._waited: dict[tuple[int, int], bool] = {}
+        #: game: (bout as last seen, a count of the bouts seen): names the bout a wait is in.
+        self._bouts: dict[int, tuple[tuple[object, ...], bool, int]] = {}
+        #: own trumps: the (game, user) told to choose his suit.
+        self._choosers: set[tuple[int, int]] = set()
 
     async def changed(self, info: GameInfo, finished: bool = False) -> None:
         """A game moved: show it everywhere, announce the end, start the next clock.
@@ -159,11 +213,11 @@ class Presenter:
         if game is None:
             return
         public = game.view(None)
-        if not isinstance(public, View):  # a pile game has no openers or defenders
-            return
+        bout = self._bout(info.game_id, public)
         for seat in info.seats:
             if not seat.is_ai:
-                self._roles[(info.game_id, seat.seat)] = role(public, seat.seat)
+                # his wait now was told before the restart: the same wait, no new push
+                self._notify((info.game_id, seat.seat), role(public, seat.seat), bout)
 
     async def show(self, game_id: int) -> None:
         await self.game(game_id)
@@ -176,6 +230,28 @@ class Presenter:
         creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             self._lobby(info, creator, _(note).format(**fields) if note else "", repost)
+        await self._tell_chooser(info)
+
+    async def _tell_chooser(self, info: GameInfo) -> None:
+        """Own trumps: the player whose turn it is to choose his suit gets a private
+        message with the free suits (a notification, once per choice)."""
+        choice = info.suit_choice
+        if info.status != LOBBY or choice is None or len(choice.chosen) >= len(choice.order):
+            return
+        seat = info.seats[choice.order[len(choice.chosen)]]
+        if seat.is_ai or (info.game_id, seat.user_id) in self._choosers:
+            return
+        self._choosers.add((info.game_id, seat.user_id))
+        lang = await self.langs.of_user(seat.user_id)
+        text = _suit_content(lang, await self.titles.get(info.chat_id))
+        self.outbox.show(
+            seat.user_id,
+            slot("panel", info.game_id),
+            text,
+            keyboards.suits(info.game_id, choice.free),
+            notify=True,
+            priority=PRIORITY_ACTOR,
+        )
 
     def _lobby(self, info: GameInfo, creator: str, note: str, repost: bool) -> None:
         choice = info.suit_choice
@@ -243,13 +319,17 @@ class Presenter:
                 functools.partial(_table_content, group_lang, shown, game, self.username, over),
                 priority=PRIORITY_GROUP,
             )
+        bout = self._bout(game_id, public)
         for seat in info.seats:
             if seat.is_ai:
                 continue
             key = (game_id, seat.seat)
-            now = None if over else role(public, seat.seat)
-            notify = now is not None and self._roles.get(key) != now
-            self._roles[key] = now
+            mine = game.view(seat.seat)
+            shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
+            notify = not over and self._notify(key, role(public, seat.seat), bout)
+            if not notify and self._shown.get(key) == shows:
+                continue  # his panel would read the same: no edit (issue 12)
+            self._shown[key] = shows
             self.outbox.show_later(
                 seat.user_id,
                 slot("panel", game_id),
@@ -262,17 +342,58 @@ class Presenter:
                     over,
                 ),
                 notify=notify,
-                priority=PRIORITY_ACTOR if seat.seat in public.waiting_for else PRIORITY_PANEL,
+                priority=PRIORITY_ACTOR if acting(mine, seat.seat) else PRIORITY_PANEL,
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
             self.outbox.release(info.chat_id, slot("table", game_id))
             for seat in info.seats:
-                self._roles.pop((game_id, seat.seat), None)
                 if not seat.is_ai:
                     self.outbox.release(seat.user_id, slot("panel", game_id))
+            self._forget(game_id, info)
 
-    async def panel(self, info: GameInfo, user_id: int, notify: bool = False) -> None:
-        """Show one player's panel afresh (``/start g<id>``, Refresh, Back)."""
+    def _bout(self, game_id: int, public: View | PileView) -> int:
+        """A number for the bout now on: it changes when who attacks whom, the stock or
+        the discard does, or the table was seen empty after cards were on it."""
+        if not isinstance(public, View):
+            return 0
+        now = bout_of(public)
+        last, had_cards, count = self._bouts.get(game_id, ((), False, 0))
+        if now != last or (had_cards and not public.table):
+            count += 1
+        self._bouts[game_id] = (now, bool(public.table), count)
+        return count
+
+    def _notify(self, key: tuple[int, int], waits: str | None, bout: int) -> bool:
+        """Whether this change tells the seat, with a new message, that the game waits
+        on him: once per wait. A pile game's wait is a turn; in a bout, being asked to
+        throw in or to cover again after a pass is the same wait as the first time
+        (his panel is still the newest message of his chat; RULES-NOTES.md), and so is
+        an opener's throwing in after his opening."""
+        was = self._waited.get(key, False)
+        self._waited[key] = waits is not None
+        if waits is None:
+            return False
+        if waits in ("lead", "answer"):  # a pile game: each turn is a wait
+            return not was
+        wait = ("bout", bout)
+        if self._told.get(key) == wait:
+            return False
+        self._told[key] = wait
+        return True
+
+    def _forget(self, game_id: int, info: GameInfo) -> None:
+        for seat in info.seats:
+            key = (game_id, seat.seat)
+            for memo in (self._shown, self._told, self._waited):
+                memo.pop(key, None)
+            self._choosers.discard((game_id, seat.user_id))
+        self._bouts.pop(game_id, None)
+
+    async def panel(
+        self, info: GameInfo, user_id: int, notify: bool = False, full: bool = False
+    ) -> None:
+        """Show one player's panel afresh (``/start g<id>``, Refresh, Back); ``full``:
+        with the table even if the game does not wait on him (he asked for it)."""
         game = info.game
         seat = info.seat_of(user_id)
         if game is None or seat is None:
@@ -280,10 +401,12 @@ class Presenter:
         over = info.status != RUNNING
         table = await self._table(info, game)
         lang = await self.langs.of_user(user_id)
+        if not over:
+            self._shown[(info.game_id, seat)] = panel_key(game.view(seat), seat, table.seconds_left)
         self.outbox.show_later(
             user_id,
             slot("panel", info.game_id),
-            functools.partial(_panel_content, lang, table, game, seat, over),
+            functools.partial(_panel_content, lang, table, game, seat, over, full),
             notify=notify,
             priority=PRIORITY_ACTOR,
         )

@@ -492,6 +492,40 @@ def panel_text(t: Table) -> str:
     return "\n".join(lines)
 
 
+def waiting_panel_text(t: Table) -> str:
+    """The panel of a player the game does not wait on: his hand and one line of where
+    he stands, no table (that is in the group, a tap away). It changes only when what
+    it shows does, so his panel is not edited for every move of the others."""
+    v = t.view
+    lines = ["🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title), ""]
+    if isinstance(v, View) and v.slots is not None:
+        for seat, shown in v.shown_hands:
+            lines.append(
+                "<b>"
+                + _("{name}'s cards").format(name=player(t.seats[seat]))
+                + ":</b> "
+                + (cards(shown) or "—")
+            )
+        hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
+        lines.append("<b>" + _("Your cards (face down)") + ":</b> " + (hidden or "—"))
+    else:
+        lines.append("<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—"))
+    lines.append("⏳ " + waiting_status(v))
+    return "\n".join(lines)
+
+
+def waiting_status(v: View | PileView) -> str:
+    """One line from the seat's role alone (never from the table, which moves on)."""
+    seat = v.seat
+    if seat is not None and seat < len(v.seats) and v.seats[seat].out:
+        return _("You are out, safe; the game goes on in the group.")
+    if isinstance(v, View) and seat is not None and seat == v.attacker:
+        return _("You attack this bout; the others are playing. The table is in the group.")
+    if isinstance(v, View) and seat is not None and seat == v.defender:
+        return _("You defend this bout; the others are playing. The table is in the group.")
+    return _("Not your turn: the table is in the group; a message tells you when it is.")
+
+
 def your_turn_line(v: View) -> str:
     if v.slots is not None and v.seat is not None and v.seat in v.waiting_for:
         if v.seat == v.defender:

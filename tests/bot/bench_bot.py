@@ -236,6 +236,20 @@ class BenchTelegram(FakeTelegram):
         # a panel loses its buttons when its game ends)
         self.newest: dict[tuple[int, str], tuple[Message, int]] = {}
         self._waiters: dict[int, list[asyncio.Event]] = {}
+        self.measuring = False
+        self.waits: dict[int, Waits] = {}  # per private chat: what its panel asks of him
+
+    def _watch(self, message: Message, posted: bool) -> None:
+        """A private panel changed: count a push (a new message that notifies), and a
+        wait that began without one."""
+        chat_id = message.chat.id
+        text = message.plain_text or ""
+        buttons = any((b.callback_data or "").startswith("1g") for b in message.buttons)
+        if chat_id < 0 or not (buttons or "Your cards" in text):
+            return
+        w = self.waits.setdefault(chat_id, Waits())
+        pushed = posted and not message.disable_notification
+        w.update(text, pushed, time.perf_counter(), self.measuring)
 
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = super().post_bot_message(chat, **fields)
@@ -244,11 +258,13 @@ class BenchTelegram(FakeTelegram):
             if data[:2] in ("1g", "1j", "1r"):
                 self.newest[(chat.id, data[:2])] = (message, cb.decode(data).game_id)
                 break
+        self._watch(message, posted=True)
         self._changed_in(chat.id)
         return message
 
     def apply_edit(self, message: Message, **fields: Any) -> None:
         super().apply_edit(message, **fields)
+        self._watch(message, posted=False)
         self._changed_in(message.chat.id)
 
     def _changed_in(self, chat_id: int) -> None:
@@ -274,6 +290,47 @@ class BenchTelegram(FakeTelegram):
     def wake_all(self) -> None:
         for chat_id in list(self._waiters):
             self._changed_in(chat_id)
+
+
+def bout_of(text: str) -> str:
+    """The bout a full panel shows (stock, discard, who attacks whom: constant within
+    a bout), from its English text; "" for a panel without the table."""
+    return "|".join(x for x in text.split("\n") if x.startswith("Stock:") or " attacks " in x)
+
+
+@dataclass
+class Waits:
+    """One player's private chat as he sees it: is his panel asking him to act (its
+    "👉" line), did a notification (a new message) tell him so. Issue 11: the table
+    must not wait on a player who was not told; RULES-NOTES: a push earlier in the
+    same bout counts, as its panel is still the newest message of his chat."""
+
+    acting: bool = False
+    since: float = 0.0
+    notified: bool = False
+    pushed_bout: str | None = None
+    pushes: int = 0  # new panels (each notifies) while measuring
+    waits: int = 0  # waits that began while measuring
+    unnotified_waits: int = 0
+    unnotified_s: float = 0.0  # time spent in waits nobody told him about
+
+    def update(self, text: str, posted: bool, now: float, measuring: bool) -> None:
+        acting = "👉" in text
+        bout = bout_of(text)
+        if posted and measuring:
+            self.pushes += 1
+        if self.acting and not self.notified and (posted or not acting):
+            self.unnotified_s += (now - self.since) * measuring
+        if acting and not self.acting:
+            self.waits += measuring
+            self.notified = posted or (bool(bout) and bout == self.pushed_bout)
+            self.unnotified_waits += measuring and not self.notified
+            self.since = now
+        elif acting and posted:
+            self.notified = True
+        if posted and acting:
+            self.pushed_bout = bout
+        self.acting = acting
 
 
 # ---------------------------------------------------------------------- the players
@@ -422,16 +479,18 @@ def machine_busy() -> float | None:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-async def count_actions(db: Path | str, creators: list[int]) -> tuple[int, int, int]:
-    """Actions applied (a game's version is its number of actions), games, finished."""
-    actions = games = finished = 0
+async def count_actions(db: Path | str, creators: list[int]) -> tuple[int, int, int, int]:
+    """Actions applied (a game's version is its number of actions), games, finished,
+    and the actions of the finished games."""
+    actions = games = finished = finished_actions = 0
     async with await GameService.open(db) as service:
         for user_id in creators:
             for info in await service.games_of_user(user_id, include_ended=True):
                 actions += info.version
                 games += info.game is not None
                 finished += info.status == FINISHED
-    return actions, games, finished
+                finished_actions += info.version if info.status == FINISHED else 0
+    return actions, games, finished, finished_actions
 
 
 async def _recv(
@@ -484,7 +543,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         conn.send("go")
         bot_cpu, own_cpu, busy = cpu_seconds(proc.pid or 0), time.process_time(), machine_busy()
         stats0 = (server.stats.accepted, server.rate_limited_count(), server.limit_violations())
-        bench.measuring = True
+        bench.measuring = server.measuring = True
         began = time.perf_counter()
         players += [
             asyncio.create_task(bench.play(t, k)) for t in tables for k in range(args.players)
@@ -494,7 +553,14 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         server.wake_all()
         await asyncio.wait_for(asyncio.gather(*players), ANSWER_WAIT + PATIENCE + 5)
         out["window_s"] = time.perf_counter() - began
-        bench.measuring = False
+        bench.measuring = server.measuring = False
+        now = time.perf_counter()
+        for w in server.waits.values():  # a wait still open at the end counts up to now
+            w.update("", False, now, True)
+        out["pushes"] = sum(w.pushes for w in server.waits.values())
+        out["waits"] = sum(w.waits for w in server.waits.values())
+        out["unnotified_waits"] = sum(w.unnotified_waits for w in server.waits.values())
+        out["unnotified_s"] = sum(w.unnotified_s for w in server.waits.values())
         bot_cpu_end, busy_end = cpu_seconds(proc.pid or 0), machine_busy()
         out["own_cpu"] = (time.process_time() - own_cpu) / out["window_s"]
         if bot_cpu is not None and bot_cpu_end is not None:
@@ -525,9 +591,12 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     out["rate_limited_total"] = server.rate_limited_count()
     out["server_errors"] = len(server.internal_errors)
     out["unanswered"] = bench.unanswered + len(server.unanswered_callbacks())
-    out["actions"], out["games_played"], out["finished"] = await count_actions(
-        db, [t.users[0].id for t in tables]
-    )
+    (
+        out["actions"],
+        out["games_played"],
+        out["finished"],
+        out["finished_actions"],
+    ) = await count_actions(db, [t.users[0].id for t in tables])
     out["presses"], out["noted"], out["play_again"] = bench.presses, bench.noted, bench.play_again
     out["latencies"] = sorted(bench.latencies)
     return out
@@ -578,6 +647,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  429 answers: {out['rate_limited']} (whole run: {out['rate_limited_total']})"
         f"  violations: {out['violations']}",
         f"sends+edits per applied action: {out['accepted'] / max(out['actions'], 1):.2f}",
+        f"answered with a text (refused): {out['noted'] / max(out['presses'], 1):.1%} of presses",
+        *push_lines(args, out),
         *shown_lines(out["shown"]),
         f"cpu while measuring: {cpu}fake server + users {out['own_cpu']:.0%}{others}",
         per_action,
@@ -587,6 +658,27 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
     ]
     lines += [f"  bot error: {e}" for e in out["first_errors"]]
     return "\n".join(line for line in lines if line)
+
+
+def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
+    """Issue 11/12: new panels (each a notification) and the waits nobody was told of."""
+    actions = max(out["actions"], 1)
+    per_game = out["finished_actions"] / out["finished"] if out["finished"] else None
+    lines = [
+        f"panels posted with a notification: {out['pushes']}"
+        f" ({out['pushes'] / actions:.2f} per action)",
+        f"waits on a player: {out['waits']}; begun without a notification:"
+        f" {out['unnotified_waits']}, the table waited on such players"
+        f" {out['unnotified_s']:.1f} s in all ({out['unnotified_s'] / max(out['waits'], 1):.2f}"
+        " s per wait)",
+    ]
+    if per_game is not None:
+        per_player = out["pushes"] / actions * per_game / args.players
+        lines.append(
+            f"finished games: {out['finished']}, {per_game:.0f} actions each:"
+            f" {per_player:.1f} pushes per player per game"
+        )
+    return lines
 
 
 def shown_lines(shown: dict[int, tuple[int, float, float]]) -> list[str]:

@@ -19,8 +19,9 @@ MOVES = st.one_of(
 )
 
 
-@given(st.integers(0, 36**12 - 1), st.integers(0, 36**12 - 1), MOVES)
+@given(st.integers(0, 36**12 - 1), st.none() | st.integers(0, 36**12 - 1), MOVES)
 def test_moves_round_trip_within_64_bytes(game_id, version, move):
+    """With the state version (a pass, a slot) or without (any other button)."""
     data = cb.move(game_id, version, move)
     assert len(data.encode()) <= 64 and data.isascii()
     assert cb.decode(data) == cb.Callback("g", game_id, version, move)
@@ -73,3 +74,5 @@ def test_any_text_either_decodes_or_is_refused(text):
 
 def test_ten_is_written_as_t():
     assert cb.move(1, 1, Attack((parse_card("10H"),))) == "1g.1.1.aTH"
+    assert cb.move(1, None, Attack((parse_card("10H"),))) == "1g.1.aTH"
+    assert cb.decode("1g.1.p") == cb.Callback("g", 1, None, Pass())

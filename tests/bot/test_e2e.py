@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bot import callbacks as cb
-from durak import game_from_record, replay
+from durak import Pass, game_from_record, replay
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Chat, User
@@ -159,6 +159,11 @@ async def test_stale_foreign_forged_and_double_clicks(make_fake_telegram, tmp_pa
         answers = [await first.wait(10), await second.wait(10)]
         assert (await service.game(info.game_id)).version == version + 1
         assert sum(bool(a.text) for a in answers) == 1  # the second one was refused
+        # ... with a toast: a card that cannot be played now loses nothing (issue 11)
+        assert not any(a.show_alert for a in answers)
+        # a pass must name the table its player saw: made without it, it is refused
+        answer = await table.press(opener, panel, cb.move(info.game_id, None, Pass()), check=False)
+        assert "not valid" in answer
         await durak_of(app).outbox.idle(10)
 
         # a click on a panel that has been replaced by a newer one

@@ -6,7 +6,7 @@ import random
 
 from bot import callbacks as cb
 from bot import keyboards, render
-from durak import Game, Rules
+from durak import Game, Pass, Rules
 from durak.selfplay import random_step
 from durak.service_types import Seat
 
@@ -65,13 +65,16 @@ def test_panel_buttons_mark_playable_cards_and_offer_legal_actions():
             buttons = [b for row in markup["inline_keyboard"] for b in row]
             can = keyboards.playable(view)
             for c in view.hand:
-                tap = cb.move(9, 3, cb.Tap(c))
+                tap = cb.move(9, None, cb.Tap(c))
                 label = next(b["text"] for b in buttons if b["callback_data"] == tap)
                 assert label == (render.card(c) if c in can else f"({render.card(c)})")
             for b in buttons:
                 assert len(b["callback_data"].encode()) <= 64
                 decoded = cb.decode(b["callback_data"])
-                assert decoded.game_id == 9 and decoded.version == 3
+                # only a pass is bound to the table seen (version 3); the rest is
+                # checked when pressed, so a panel need not change with every move
+                expected = 3 if isinstance(decoded.move, Pass) else None
+                assert decoded.game_id == 9 and decoded.version == expected
                 if not isinstance(decoded.move, cb.Tap | cb.Refresh | cb.Pick):
                     assert decoded.move in view.legal
 
@@ -109,7 +112,7 @@ def check_variant_buttons(game, seen):
         }
         for action in view.legal:
             if isinstance(action, ExchangeTrump | ShowTrump):
-                assert cb.move(9, 3, action) in datas
+                assert cb.move(9, None, action) in datas
                 seen.add(type(action))
             if isinstance(action, Transfer):
                 assert action in keyboards.card_actions(view, action.card)

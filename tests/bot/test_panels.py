@@ -1,0 +1,149 @@
+"""Issue 12 item 1 and issue 11 items 1 and 6: a panel is edited only when it
+changes for its reader, whoever the game waits on is told once per wait, and only
+a pass carries the table it was made for."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from bot import callbacks as cb
+from bot.presenter import Presenter, acting, role
+from durak import Game, Pass, Rules
+from durak.selfplay import random_step
+from durak.service_types import RUNNING, GameInfo, Seat
+
+
+class Outbox:
+    """Records what the presenter asks to show."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[int, str, Any, bool, int]] = []
+
+    def show_later(
+        self, chat_id: int, slot: str, render: Any, *, notify: bool = False, priority: int = 0
+    ) -> None:
+        self.shown.append((chat_id, slot, render, notify, priority))
+
+    def show(
+        self,
+        chat_id: int,
+        slot: str,
+        text: str,
+        markup: Any = None,
+        *,
+        notify: bool = False,
+        priority: int = 0,
+    ) -> None:
+        self.shown.append((chat_id, slot, lambda: (text, markup), notify, priority))
+
+    def message_id(self, chat_id: int, slot: str) -> int | None:
+        return 1
+
+    def remember(self, chat_id: int, slot: str, message_id: int) -> None:
+        pass
+
+
+class Titles:
+    async def get(self, chat_id: int) -> str:
+        return "Friends"
+
+
+class Langs:
+    async def of_user(self, user_id: int) -> str:
+        return "en"
+
+    async def of_group(self, chat_id: int, user_id: int | None = None) -> str:
+        return "en"
+
+
+def info_of(game: Game) -> GameInfo:
+    seats = tuple(Seat(s, 100 + s, name) for s, name in enumerate("ABCD"))
+    return GameInfo(1, -5, RUNNING, game.view(None).moves, seats, 100, Rules(), game, 0.0, 0.0)
+
+
+def play(rng_seed: int = 7, steps: int = 400):
+    """A random 4-player game shown after every action: (before, after, shows) each step."""
+    outbox = Outbox()
+    presenter = Presenter(None, outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+    game = Game.from_seed(Rules(), ("A", "B", "C", "D"), rng_seed)
+    rng = random.Random(rng_seed)
+    asyncio.run(presenter.game(1, info_of(game)))
+    dealt = [game.view(s) for s in range(4)]
+    yield dealt, dealt, list(outbox.shown)  # the deal: the opener is told
+    for _ in range(steps):
+        if game.result is not None:
+            return
+        before = [game.view(s) for s in range(4)]
+        seat, action = random_step(game, rng)
+        game.apply(seat, action)
+        outbox.shown.clear()
+        asyncio.run(presenter.game(1, info_of(game)))
+        yield before, [game.view(s) for s in range(4)], list(outbox.shown)
+
+
+def panels(shows: list[tuple[int, str, Any, bool, int]]) -> dict[int, tuple[Any, bool]]:
+    return {chat - 100: (render, notify) for chat, slot, render, notify, _p in shows if chat > 0}
+
+
+def test_a_panel_changes_only_when_its_reader_has_something_new():
+    edited = waiting_skipped = 0
+    for before, after, shows in play():
+        if before is after:
+            continue  # the deal: every panel is new
+        shown = panels(shows)
+        for s in range(4):
+            b, a = before[s], after[s]
+            same_for_him = (
+                not acting(b, s)
+                and not acting(a, s)
+                and b.hand == a.hand
+                and (b.attacker == s, b.defender == s) == (a.attacker == s, a.defender == s)
+                and a.outcome is None
+            )
+            if acting(a, s) or a.outcome is not None:
+                assert s in shown  # who must act sees the table as it is now
+            if same_for_him:
+                assert s not in shown  # nothing new for him: no edit
+                waiting_skipped += 1
+            if s in shown:
+                edited += 1
+                text, _markup = shown[s][0]()
+                if not acting(a, s) and a.outcome is None:
+                    assert "Stock:" not in text and "Your cards" in text  # no table
+    assert waiting_skipped > 50 and edited > 50  # both happened in this game
+
+
+def test_whoever_the_game_waits_on_is_told_once_per_wait():
+    told: set[tuple[int, tuple[object, ...]]] = set()
+    waits = pushes = 0
+    for before, after, shows in play(11):
+        for s, (_render, notify) in panels(shows).items():
+            if notify:
+                pushes += 1
+                assert role(after[s], s) is not None  # a push only for what he must do
+        for s in range(4):
+            now = role(after[s], s)
+            if now is not None and role(before[s], s) is None:
+                waits += 1
+                bout = (after[s].attacker, after[s].defender, after[s].stock, after[s].discard)
+                if (s, bout) not in told:  # the first time in this bout: he is told now
+                    assert panels(shows).get(s, (None, False))[1], (s, now)
+            if panels(shows).get(s, (None, False))[1]:
+                told.add(
+                    (s, (after[s].attacker, after[s].defender, after[s].stock, after[s].discard))
+                )
+    assert waits > 20 and pushes > 20
+
+
+def test_only_a_pass_carries_the_table_it_was_made_for():
+    for _before, _after, shows in play(3, 60):
+        for _s, (render, _n) in panels(shows).items():
+            _text, markup = render()
+            if markup is None:
+                continue
+            for row in markup["inline_keyboard"]:
+                for b in row:
+                    data = cb.decode(b["callback_data"])
+                    assert (data.version is not None) == isinstance(data.move, Pass)
