@@ -467,24 +467,31 @@ def time_left(seconds: int) -> str:
     return _("under 10 seconds left")
 
 
+def hand_lines(t: Table) -> list[str]:
+    """The reader's own cards; ``blind``: his hand as face-down slots (only the cards
+    he has seen show) and his opponent's hand face up."""
+    v = t.view
+    if not isinstance(v, View) or v.slots is None:
+        return ["<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—")]
+    lines = [
+        "<b>"
+        + _("{name}'s cards").format(name=player(t.seats[seat]))
+        + ":</b> "
+        + (cards(shown) or "—")
+        for seat, shown in v.shown_hands
+    ]
+    hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
+    lines.append("<b>" + _("Your cards (face down)") + ":</b> " + (hidden or "—"))
+    return lines
+
+
 def panel_text(t: Table) -> str:
     """A player's private panel: the table, his hand, and what he can do now.
     ``blind``: his own hand as face-down slots (only the cards he has seen show)
     and his opponent's hand face up."""
     v = t.view
     lines = [table_text(t), ""]
-    if isinstance(v, View) and v.slots is not None:
-        for seat, shown in v.shown_hands:
-            lines.append(
-                "<b>"
-                + _("{name}'s cards").format(name=player(t.seats[seat]))
-                + ":</b> "
-                + (cards(shown) or "—")
-            )
-        hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
-        lines.append("<b>" + _("Your cards (face down)") + ":</b> " + (hidden or "—"))
-    else:
-        lines.append("<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—"))
+    lines += hand_lines(t)
     if v.outcome is None and t.ending is None:
         hint = pile_turn_line(v) if isinstance(v, PileView) else your_turn_line(v)
         if hint:
@@ -498,18 +505,7 @@ def waiting_panel_text(t: Table) -> str:
     it shows does, so his panel is not edited for every move of the others."""
     v = t.view
     lines = ["🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title), ""]
-    if isinstance(v, View) and v.slots is not None:
-        for seat, shown in v.shown_hands:
-            lines.append(
-                "<b>"
-                + _("{name}'s cards").format(name=player(t.seats[seat]))
-                + ":</b> "
-                + (cards(shown) or "—")
-            )
-        hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
-        lines.append("<b>" + _("Your cards (face down)") + ":</b> " + (hidden or "—"))
-    else:
-        lines.append("<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—"))
+    lines += hand_lines(t)
     lines.append("⏳ " + waiting_status(v))
     return "\n".join(lines)
 

@@ -13,7 +13,7 @@ Seats are ints in clockwise order; names are for records and views only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,6 +61,26 @@ class Series:
                 self.continues,
             ),
         )
+
+
+def series_dealer(
+    names: Sequence[str], series: Series, first: Callable[[], int]
+) -> tuple[int, int | None]:
+    """``(dealer, previous loser)`` of a game of ``series`` (RULES.md section 2, for every
+    family): ``first()`` draws the first game's dealer; after a loss the loser deals;
+    after a draw the dealer stays."""
+    if series.kind == FIRST:
+        return first(), None
+    if series.kind == AFTER_LOSS:
+        if series.previous_loser is None:
+            raise ValueError("after_loss needs previous_loser")
+        loser = list(names).index(series.previous_loser)
+        return loser, loser
+    if series.kind == AFTER_DRAW:
+        if series.dealer is None:
+            raise ValueError("after_draw needs the dealer")
+        return list(names).index(series.dealer), None
+    raise ValueError(f"no such series: {series.kind!r}")
 
 
 class Game:

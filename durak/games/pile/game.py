@@ -18,7 +18,7 @@ from ...cards import Card, Suit, card_of, cards_of, deck, parse_suit, sort_key
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import PileView, SeatInfo
-from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series
+from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series, series_dealer
 from . import deal, own_trumps, play
 from . import snapshot as snapshots
 
@@ -104,19 +104,7 @@ class PileGame(Game):
         ``series.trumps`` or, without them, draws them in the choosing order."""
         names = tuple(series.players) if series and series.players else tuple(players)
         series = series or Series()
-        loser: int | None = None
-        if series.kind == FIRST:
-            dealer = deal.first_dealer(names, seed)
-        elif series.kind == AFTER_LOSS:
-            if series.previous_loser is None:
-                raise ValueError("after_loss needs previous_loser")
-            dealer = loser = names.index(series.previous_loser)
-        elif series.kind == AFTER_DRAW:
-            if series.dealer is None:
-                raise ValueError("after_draw needs the dealer")
-            dealer = names.index(series.dealer)
-        else:
-            raise ValueError(f"no such series: {series.kind!r}")
+        dealer, loser = series_dealer(names, series, lambda: deal.first_dealer(names, seed))
         cards = list(deck(36))
         rng = random.Random(f"durak:{seed}")
         rng.shuffle(cards)

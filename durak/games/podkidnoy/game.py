@@ -19,7 +19,7 @@ from ...cards import Card, Suit, card_of, cards_of, deck, parse_card, sort_key
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome, SeatInfo, View
-from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series
+from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series, series_dealer
 from . import blind, bout, deal
 from . import match as matches
 from . import snapshot as snapshots
@@ -187,21 +187,9 @@ class Podkidnoy(Game):
         rng.shuffle(cards)
         names = tuple(players)
         series = series or Series()
-        loser: int | None = None
         if rules.sprint:
             return cls._sprint_deal(rules, names, cards, rng, series)
-        if series.kind == FIRST:
-            dealer = rng.randrange(len(names))
-        elif series.kind == AFTER_LOSS:
-            if series.previous_loser is None:
-                raise ValueError("after_loss needs previous_loser")
-            dealer = loser = names.index(series.previous_loser)
-        elif series.kind == AFTER_DRAW:
-            if series.dealer is None:
-                raise ValueError("after_draw needs the dealer")
-            dealer = names.index(series.dealer)
-        else:
-            raise ValueError(f"no such series: {series.kind!r}")
+        dealer, loser = series_dealer(names, series, lambda: rng.randrange(len(names)))
         return cls.from_deck(rules, names, cards, dealer, series.kind, loser)
 
     @classmethod
