@@ -90,6 +90,8 @@ async def main(path: str, seed: int) -> None:
             await service.cancel(chat, user(chat, 0), is_admin=True)
             out("cancel", info.game_id)
             del games[chat]
+            # Play again on the game before would return the cancelled one
+            finished.pop(chat, None)
             continue
         assert info.game is not None
         seat, action = random_step(info.game, rng)
