@@ -48,6 +48,31 @@ async def test_timers_finish_a_game_in_which_one_player_never_presses(
 
 
 @async_test
+async def test_timers_and_away_work_the_same_in_a_pile_game(make_fake_telegram, tmp_path, errors):
+    """PILE-GAMES.md through the same clock: a player who never presses in a road game
+    is played by his timeouts (take, or lead his lowest card), then marked away and
+    played by the AI, and the game ends."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, game="road", turn_timeout=10)  # 0.5 s
+        await started(Table(server, group, users, random.Random(5)))
+        info = (await bot.service.running_games())[0]
+        assert info.rules.game == "road"
+        table = Table(server, group, users[:2], random.Random(5))  # Player2 never presses
+        await table.play_to_the_end(timeout=180)
+        final = await bot.service.game(info.game_id)
+        assert final.status == "finished"
+        sleeper = final.seats[2]
+        steps = (await bot.service.export_record(info.game_id))["steps"]
+        mine = [s for s in steps if s.get("player") == sleeper.name]
+        assert mine, "the clock played for him"
+        assert all(s["do"] in ("lead", "beat", "take") for s in mine)
+        assert sleeper.away or len(mine) < 3, "three timeouts in a row mark a player away"
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
 async def test_a_pending_deadline_survives_a_restart(make_fake_telegram, tmp_path, errors):
     server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
     db = tmp_path / "db.sqlite3"
