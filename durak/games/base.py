@@ -251,3 +251,28 @@ def restore(data: Any) -> Game:
     except ValueError as e:
         raise MalformedRecord(f"damaged snapshot: {e}") from None
     return family(rules).restore(data)
+
+
+def read_start_and_history(
+    data: dict[str, Any], n: int
+) -> tuple[dict[str, Any], list[tuple[int, Action]]]:
+    """A snapshot's ``start`` and ``history`` (every family writes them alike, so a
+    restored game can still be exported as a record); ``MalformedRecord`` if damaged."""
+    from ..actions import action_from_step
+    from ..errors import MalformedRecord
+
+    start = data["start"]
+    if not isinstance(start, dict):
+        raise MalformedRecord("start must be an object")
+    history = data["history"]
+    if not isinstance(history, list):
+        raise MalformedRecord("history must be a list")
+    actions: list[tuple[int, Action]] = []
+    for entry in history:
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], dict):
+            raise MalformedRecord("a history entry is [seat, step]")
+        seat = entry[0]
+        if type(seat) is not int or not 0 <= seat < n:
+            raise MalformedRecord(f"bad seat {seat!r}")
+        actions.append((seat, action_from_step(entry[1])))
+    return start, actions

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...actions import action_from_step
 from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
+from ..base import read_start_and_history
 
 if TYPE_CHECKING:
     from .game import PileGame
@@ -143,15 +143,5 @@ def _read(cls: type[PileGame], data: Any) -> PileGame:
         if not isinstance(losers, list) or type(result["draw"]) is not bool:
             raise MalformedRecord("bad result")
         g.result = Outcome(tuple(_seat(s, n) for s in losers), result["draw"])
-    start = data["start"]
-    if not isinstance(start, dict):
-        raise MalformedRecord("start must be an object")
-    g.start = start
-    history = data["history"]
-    if not isinstance(history, list):
-        raise MalformedRecord("history must be a list")
-    for entry in history:
-        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], dict):
-            raise MalformedRecord("a history entry is [seat, step]")
-        g.history.append((_seat(entry[0], n), action_from_step(entry[1])))
+    g.start, g.history = read_start_and_history(data, n)
     return g

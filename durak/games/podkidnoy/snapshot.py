@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...actions import action_from_step
 from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
+from ..base import read_start_and_history
 from . import match as matches
 
 if TYPE_CHECKING:
@@ -241,17 +241,7 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
         if not isinstance(losers, list):
             raise MalformedRecord("result.losers must be a list")
         game.result = Outcome(tuple(_seat(s, n) for s in losers), _bool(result["draw"]))
-    start = data["start"]
-    if not isinstance(start, dict):
-        raise MalformedRecord("start must be an object")
-    game.start = start
-    history = data["history"]
-    if not isinstance(history, list):
-        raise MalformedRecord("history must be a list")
-    for entry in history:
-        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[1], dict):
-            raise MalformedRecord("a history entry is [seat, step]")
-        game.history.append((_seat(entry[0], n), action_from_step(entry[1])))
+    game.start, game.history = read_start_and_history(data, n)
     if game.varied:
         _read_bout_variants(game, data)
     return game
