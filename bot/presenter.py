@@ -188,9 +188,11 @@ class Presenter:
             return
         following = await self._next_deal(info) if finished or info.status == FINISHED else None
         if following is not None:
+            # before the ended deal's panels are shown for the last time, which lets its
+            # table slot go (the outbox drops the id once nothing is queued for it)
+            self._carry_table(info, following)
             await self.game(info.game_id, info, table=False)
             await self.ended(info, following)
-            self._carry_table(info, following)
             if self.timers is not None:
                 self.timers.cancel(info.game_id)
             await self.changed(following)
@@ -290,6 +292,8 @@ class Presenter:
         """One table message for the whole match: the next deal edits the same one."""
         old = slot("table", ended.game_id)
         message_id = self.outbox.message_id(ended.chat_id, old)
+        if message_id is None:  # e.g. after a restart: the id as stored for the deal
+            message_id = ended.message("table", ended.chat_id)
         self.outbox.forget(ended.chat_id, old)
         if message_id is not None:
             self.outbox.remember(ended.chat_id, slot("table", following.game_id), message_id)

@@ -12,7 +12,7 @@ from bot import callbacks as cb
 from bot.presenter import Presenter, acting, role
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
-from durak.service_types import RUNNING, GameInfo, Seat
+from durak.service_types import FINISHED, RUNNING, GameInfo, Seat
 
 
 class Outbox:
@@ -147,3 +147,57 @@ def test_only_a_pass_carries_the_table_it_was_made_for():
                 for b in row:
                     data = cb.decode(b["callback_data"])
                     assert (data.version is not None) == isinstance(data.move, Pass)
+
+
+class ReleasingOutbox(Outbox):
+    """Keeps message ids as the real outbox does when nothing is queued for a slot:
+    ``release`` drops the id at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: dict[tuple[int, str], int] = {}
+        self.sent: list[str] = []
+
+    def message_id(self, chat_id: int, slot: str) -> int | None:
+        return self.ids.get((chat_id, slot))
+
+    def remember(self, chat_id: int, slot: str, message_id: int) -> None:
+        self.ids[(chat_id, slot)] = message_id
+
+    def release(self, chat_id: int, slot: str) -> None:
+        self.ids.pop((chat_id, slot), None)
+
+    def forget(self, chat_id: int, slot: str) -> None:
+        self.ids.pop((chat_id, slot), None)
+
+    def send(self, chat_id: int, text: str, markup: Any = None, *, priority: int = 0) -> None:
+        self.sent.append(text)
+
+
+def test_a_sprint_deal_hands_its_table_message_to_the_next_deal():
+    """Even when the ended deal's last table edit was already sent (its slot let go
+    as its panels are shown for the last time), and the next deal's info does not
+    know the message yet (the service copies it after starting the deal)."""
+    rules = Rules(sprint=True)
+    game = Game.from_seed(rules, ("A", "B"), 3)
+    rng = random.Random(3)
+    while game.result is None:
+        game.apply(*random_step(game, rng))
+    assert game.next_game().continues
+    seats = tuple(Seat(s, 100 + s, name) for s, name in enumerate("AB"))
+    ended = GameInfo(1, -5, FINISHED, game.view(None).moves, seats, 100, rules, game, 0.0, 0.0)
+    nxt = Game.from_seed(rules, ("A", "B"), 4, game.next_game())
+    following = GameInfo(2, -5, RUNNING, 0, seats, 100, rules, nxt, 0.0, 0.0, previous_game_id=1)
+
+    class Service:
+        async def next_deal(self, game_id: int) -> GameInfo:
+            assert game_id == 1
+            return following
+
+    outbox = ReleasingOutbox()
+    outbox.remember(-5, "table:1", 77)
+    presenter = Presenter(Service(), outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+    asyncio.run(presenter.changed(ended, finished=True))
+    assert outbox.ids.get((-5, "table:2")) == 77
+    assert any(chat == -5 and slot == "table:2" for chat, slot, *_ in outbox.shown)
+    assert any("The next deal follows." in text for text in outbox.sent)
