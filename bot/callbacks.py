@@ -5,7 +5,9 @@
 - ``1j.h`` join lobby 17, ``1l.h`` leave it, ``1s.h`` start it
 - ``1r.h`` play again after game 17; ``1h.h`` send game 17's record
 - ``1x.h`` / ``1y.h`` / ``1z.h`` seat an easy / normal / hard AI player in lobby 17
-- ``1o.dk`` a settings menu button: cycle the option ``dk`` (the deck size)
+- ``1o.dk`` a settings menu button: open the option ``dk``'s (the deck size's)
+  list of values; ``1o.dk.2`` choose its value 2 (an index into the option's
+  values, decimal; the settings menu checks it is one)
 - ``1g.h.cTH`` in game 17: tap 10♥ (the bot works out what that means; a press
   is checked against the game when it arrives, so a panel whose table moved on
   need not be edited); ``1g.h.5.p`` a pass made at state version 5: a pass (and
@@ -35,7 +37,7 @@ VERSION = "1"
 LOBBY_KINDS = frozenset("jlsrhxyz")
 #: Lobby buttons that seat an AI player of a level.
 AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
-SETTING = re.compile(r"1o\.([a-z]{1,3})")
+SETTING = re.compile(r"1o\.([a-z]{1,3})(?:\.(0|[1-9][0-9]?))?")
 SUIT = re.compile(r"1c\.([0-9a-z]{1,12})\.([SHDC])")
 MAX_BYTES = 64
 #: At most this many cards in one attack button or one picker selection.
@@ -95,6 +97,8 @@ class Callback:
     setting: str | None = None
     #: ``c``: the suit letter chosen (own trumps).
     suit: str | None = None
+    #: ``o``: the index of the value chosen in the option's list (``None``: open the list).
+    choice: int | None = None
 
 
 def _b36(n: int) -> str:
@@ -154,7 +158,11 @@ def encode(cb: Callback) -> str:
     if cb.kind == "o":
         if cb.setting is None or not re.fullmatch(r"[a-z]{1,3}", cb.setting):
             raise ValueError("a settings button names a setting")
-        return f"{VERSION}o.{cb.setting}"
+        if cb.choice is None:
+            return f"{VERSION}o.{cb.setting}"
+        if not 0 <= cb.choice < 100:
+            raise ValueError("a value button names a value")
+        return f"{VERSION}o.{cb.setting}.{cb.choice}"
     if cb.kind == "c":
         if cb.suit not in ("S", "H", "D", "C"):
             raise ValueError("a suit button names a suit")
@@ -174,8 +182,8 @@ def lobby(kind: str, game_id: int) -> str:
     return encode(Callback(kind, game_id))
 
 
-def setting(code: str) -> str:
-    return encode(Callback("o", 0, setting=code))
+def setting(code: str, choice: int | None = None) -> str:
+    return encode(Callback("o", 0, setting=code, choice=choice))
 
 
 def suit(game_id: int, letter: str) -> str:
@@ -214,7 +222,10 @@ def decode(data: object) -> Callback:
         raise BadCallback("not callback data of this bot")
     option = SETTING.fullmatch(data)
     if option:
-        return Callback("o", 0, setting=option.group(1))
+        index = option.group(2)
+        return Callback(
+            "o", 0, setting=option.group(1), choice=None if index is None else int(index)
+        )
     chosen = SUIT.fullmatch(data)
     if chosen:
         return Callback("c", int(chosen.group(1), 36), suit=chosen.group(2))

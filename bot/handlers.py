@@ -310,7 +310,10 @@ class Handlers:
             kind == "user" and await self.may_configure(context, chat, user.id)
         )
         if not allowed:
-            self.reply(chat.id, render.refusal("admins_only"))
+            # privately, in his own language: the group need not read (nor pay the
+            # message budget for) a refusal only the sender cares about
+            with language(await self.langs.of_user(user.id)):
+                self.reply(user.id, render.refusal("admins_only"))
             return
         current = await self.service.chat_settings(chat.id)
         self.outbox.show(
@@ -323,54 +326,112 @@ class Handlers:
         )
 
     async def _setting_button(
-        self, context: Context, chat: Chat, user: User, code: str
+        self, context: Context, chat: Chat, user: User, code: str, choice: int | None
     ) -> dict[str, Any]:
+        """A button of /settings. The answer (a toast) is in the presser's language,
+        the menu, which the whole group reads, in the group's."""
         if not await self.may_configure(context, chat, user.id):
             return {"text": render.refusal("admins_only"), "show_alert": True}
-        if code == menu.CLOSE:
-            current = await self.service.chat_settings(chat.id)
-            self.outbox.show(chat.id, "settings", menu.menu_text(current), None, priority=2)
-            self.outbox.release(chat.id, "settings")  # after that edit, not instead of it
-            return {"text": _("Saved.")}
-        if games_menu.handles(code):
-            return await self._game_choice(chat, code)
-        if code not in menu.CODES:
+        before = await self.service.chat_settings(chat.id)
+        if code in (menu.CLOSE, menu.BACK) or games_menu.handles(code):
+            if choice is not None:
+                return {"text": render.refusal("bad_callback"), "show_alert": True}
+            if code == menu.CLOSE:
+                with language(await self.langs.of_group(chat.id, user.id)):
+                    self.outbox.show(chat.id, "settings", menu.menu_text(before), None, priority=2)
+                self.outbox.release(chat.id, "settings")  # after that edit, not instead of it
+                return {"text": _("Saved.")}
+            if code == menu.BACK:
+                await self._show_menu(chat.id, user.id, before)
+                return {}
+            return await self._game_choice(chat, user, code, before)
+        if not menu.valid(code, choice):
             return {"text": render.refusal("bad_callback"), "show_alert": True}
-        before = await self.service.chat_settings(chat.id)
-        return await self._change_settings(chat, before, menu.press(code, before))
+        if choice is None:
+            return await self._open_values(chat, user, code, before)
+        return await self._change_settings(chat, user, before, menu.changes_for(code, choice))
 
-    async def _game_choice(self, chat: Chat, code: str) -> dict[str, Any]:
-        """The game list of /settings: open it, go back, or choose a game."""
-        before = await self.service.chat_settings(chat.id)
-        if code in (games_menu.OPEN, games_menu.BACK):
-            text, markup = (
-                (games_menu.list_text(before), games_menu.list_keyboard(before))
-                if code == games_menu.OPEN
-                else (menu.menu_text(before), menu.menu_keyboard(before))
+    async def _show_menu(self, chat_id: int, user_id: int, settings: ChatSettings) -> None:
+        with language(await self.langs.of_group(chat_id, user_id)):
+            self.outbox.show(
+                chat_id,
+                "settings",
+                menu.menu_text(settings),
+                menu.menu_keyboard(settings),
+                priority=2,
             )
-            self.outbox.show(chat.id, "settings", text, markup, priority=2)
+
+    async def _open_values(
+        self, chat: Chat, user: User, code: str, before: ChatSettings
+    ) -> dict[str, Any]:
+        """An option's list of values: only those the rules allow with the other
+        settings (and the open lobby's players); if none but the current one is,
+        a toast says why instead."""
+        lobby = await self.service.lobby(chat.id)
+        seated = len(lobby.seats) if lobby else None
+        name, values = menu.CODES[code]
+        now = menu.current(before)[name]
+        allowed: list[int] = []
+        why: str | None = None
+        for index, value in enumerate(values):
+            refused = (
+                None
+                if value == now
+                else games_menu.why_not(before, menu.changes_for(code, index), seated)
+            )
+            if refused is None:
+                allowed.append(index)
+            else:
+                why = why or refused
+        if len(allowed) <= 1 and why is not None:
+            return {"text": why, "show_alert": True}
+        with language(await self.langs.of_group(chat.id, user.id)):
+            self.outbox.show(
+                chat.id,
+                "settings",
+                menu.values_text(code, before),
+                menu.values_keyboard(code, before, tuple(allowed)),
+                priority=2,
+            )
+        return {}
+
+    async def _game_choice(
+        self, chat: Chat, user: User, code: str, before: ChatSettings
+    ) -> dict[str, Any]:
+        """The game list of /settings: open it, go back, or choose a game."""
+        if code in (games_menu.OPEN, games_menu.BACK):
+            if code == games_menu.BACK:
+                await self._show_menu(chat.id, user.id, before)
+                return {}
+            with language(await self.langs.of_group(chat.id, user.id)):
+                self.outbox.show(
+                    chat.id,
+                    "settings",
+                    games_menu.list_text(before),
+                    games_menu.list_keyboard(before),
+                    priority=2,
+                )
             return {}
         chosen = games_menu.pick(code, before)
         changes = games_menu.changes_of(before.rules, chosen.rules)
-        answer = await self._change_settings(chat, before, changes)
+        answer = await self._change_settings(chat, user, before, changes)
         if not answer and chosen.dropped:
             answer = {"text": games_text.dropped_text(chosen), "show_alert": True}
         return answer
 
     async def _change_settings(
-        self, chat: Chat, before: ChatSettings, changes: dict[str, Any]
+        self, chat: Chat, user: User, before: ChatSettings, changes: dict[str, Any]
     ) -> dict[str, Any]:
-        """Store ``changes`` and show them; a forbidden combination is refused with
-        its reason before anything is stored."""
+        """Store ``changes`` and show the menu (in the group's language, which may
+        be the one just chosen); a forbidden combination (a stale value list, or
+        forged data) is refused with its reason before anything is stored."""
         lobby = await self.service.lobby(chat.id)
         why = games_menu.why_not(before, changes, len(lobby.seats) if lobby else None)
         if why is not None:
             return {"text": why, "show_alert": True}
         after = await self.service.set_chat_settings(chat.id, **changes)
         self.langs.changed(after)
-        self.outbox.show(
-            chat.id, "settings", menu.menu_text(after), menu.menu_keyboard(after), priority=2
-        )
+        await self._show_menu(chat.id, user.id, after)
         lobby = await self.service.lobby(chat.id)
         if lobby is not None:
             await self.presenter.lobby(lobby)
@@ -423,6 +484,8 @@ class Handlers:
         if data.kind == "g":
             return await self._move(user, message.message_id if message else None, data)
         if data.kind == "o" and (data.setting or "").startswith("u") and self.lifecycle:
+            if data.choice is not None:
+                return {"text": render.refusal("bad_callback"), "show_alert": True}
             return await self.lifecycle.language_button(user.id, data.setting or "")
         if data.kind == "c" and message is not None and message.chat.type == ChatType.PRIVATE:
             # own trumps: the chooser's private message carries the free suits too
@@ -434,7 +497,7 @@ class Handlers:
         if data.kind == "o":
             if self.outbox.message_id(chat.id, "settings") is None:
                 self.outbox.remember(chat.id, "settings", message.message_id)
-            return await self._setting_button(context, chat, user, data.setting or "")
+            return await self._setting_button(context, chat, user, data.setting or "", data.choice)
         if data.kind == "h":
             return await self._record(chat.id, data.game_id)
         if data.kind == "c":

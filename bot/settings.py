@@ -1,7 +1,9 @@
 """The /settings menu: the game (``games_menu``: a list of every game by name),
-every option that game takes, the turn time and the group's language, cycled one
-button press at a time. Pure: settings in, text and buttons (or the changes a
-press makes) out."""
+every option that game takes, the turn time and the group's language. A press on
+an option opens the list of its values with one line explaining it (a value is
+two taps away, not up to seven cycling presses); the list offers only the values
+``durak.rules`` allows with the other settings. Pure: settings in, text and
+buttons (or the changes a choice makes) out."""
 
 from __future__ import annotations
 
@@ -38,7 +40,35 @@ OPTIONS: tuple[tuple[str, str, tuple[Any, ...]], ...] = (
     ("lg", "language", (None, *SUPPORTED)),
 )
 CLOSE = "x"
+#: The value list's button back to the menu.
+BACK = "ob"
 CODES = {code: (name, values) for code, name, values in OPTIONS}
+
+#: One line per option saying what it does (shown above its values).
+EXPLAIN = {
+    "deck": N_("The deck: 24 cards (from nines), 36 (from sixes) or 52 (from twos)."),
+    "throw_in": N_("Who may add cards to an attack besides the attacker."),
+    "first_bout_limit": N_("How many cards the first attack of a game may hold."),
+    "six_cap_after_stock": N_("Whether a bout stays at six cards once the stock is empty."),
+    "attack_loser": N_("In the next game the last game's fool defends the first bout."),
+    "transfer": N_("The defender may pass the attack on with a card of the same rank."),
+    "transfer_by_showing_trump": N_(
+        "The defender may pass the attack on by only showing a trump of that rank."
+    ),
+    "trump_exchange": N_("The holder of the lowest trump may swap it for the face-up trump card."),
+    "teams": N_("Players across the table play together (4 or 6 players)."),
+    "trump_change": N_("A face-down card under the trump card becomes the new trump when drawn."),
+    "damka": N_("An opening is of one suit; a queen of spades led cannot be covered."),
+    "partial_defence": N_("On a take, the pairs already covered go to the discard."),
+    "return_last_card": N_(
+        "With two players left, a last card led may be handed back, once a game."
+    ),
+    "bout_limit": N_("How many cards every bout may hold."),
+    "show_last_discard": N_("Everyone sees the last cards discarded."),
+    "own_trumps_take": N_("What a player who cannot beat has to take."),
+    "turn_timeout": N_("How long a player may think before the bot moves for him."),
+    "language": N_("The language of the group's messages."),
+}
 
 LABELS = {
     **games_text.OPTION_NAMES,
@@ -83,18 +113,24 @@ def value_text(name: str, value: Any) -> str:
     return str(value)
 
 
-def press(code: str, settings: ChatSettings) -> dict[str, Any]:
-    """The changes one press of ``code`` makes: the next value, and the options
-    that have to follow it (no show-a-trump without transfer)."""
+def changes_for(code: str, index: int) -> dict[str, Any]:
+    """The changes choosing value ``index`` of option ``code`` makes: the value,
+    and the options that have to follow it (no show-a-trump without transfer).
+    ``code`` and ``index`` come from callback data: the caller checks them with
+    :func:`valid`."""
     name, values = CODES[code]
-    now = current(settings)[name]
-    nxt = values[(values.index(now) + 1) % len(values)] if now in values else values[0]
-    changes = {name: nxt}
-    if name == "transfer" and not nxt:
+    value = values[index]
+    changes = {name: value}
+    if name == "transfer" and not value:
         changes["transfer_by_showing_trump"] = False
-    if name == "transfer_by_showing_trump" and nxt:
+    if name == "transfer_by_showing_trump" and value:
         changes["transfer"] = True
     return changes
+
+
+def valid(code: str, index: int | None) -> bool:
+    """Whether a value button's data names an option of the menu and one of its values."""
+    return code in CODES and (index is None or 0 <= index < len(CODES[code][1]))
 
 
 def menu_text(settings: ChatSettings) -> str:
@@ -107,6 +143,37 @@ def menu_text(settings: ChatSettings) -> str:
         lines.append(f"• {_(LABELS[name])}: {value_text(name, values[name])}")
     lines += ["", _("Tap an option to change it. Changes apply from the next game.")]
     return "\n".join(lines)
+
+
+def values_text(code: str, settings: ChatSettings) -> str:
+    """The value list's text: the option, what it does, its value now."""
+    name, _values = CODES[code]
+    now = value_text(name, current(settings)[name])
+    return "\n".join(
+        [
+            "⚙️ <b>" + _(LABELS[name]) + "</b>",
+            "",
+            _(EXPLAIN[name]),
+            "",
+            _("Now: {name}").format(name=now),
+        ]
+    )
+
+
+def values_keyboard(
+    code: str, settings: ChatSettings, allowed: tuple[int, ...]
+) -> InlineKeyboardMarkup:
+    """One button per value in ``allowed`` (the current one ticked), and Back."""
+    name, values = CODES[code]
+    now = current(settings)[name]
+    rows = []
+    for index in allowed:
+        label = value_text(name, values[index])
+        if values[index] == now:
+            label = "✅ " + label
+        rows.append([InlineKeyboardButton(label, callback_data=cb.setting(code, index))])
+    rows.append([InlineKeyboardButton("↩ " + _("Back"), callback_data=cb.setting(BACK))])
+    return InlineKeyboardMarkup(rows)
 
 
 def menu_keyboard(settings: ChatSettings) -> InlineKeyboardMarkup:

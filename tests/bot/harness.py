@@ -220,6 +220,34 @@ class Table:
         self.answers.append(text)
         return text
 
+    async def choose_setting(
+        self, user: User, message_id: int, code: str, index: int
+    ) -> tuple[str, str]:
+        """Two taps of /settings: open option ``code``'s value list, choose its value
+        ``index``; the two answers. The menu comes back after a choice."""
+        from bot import callbacks as cb
+
+        menu = self.server.message(self.group, message_id)
+        first = await self.press(user, menu, cb.setting(code))
+        if first:
+            return first, ""
+        value = cb.setting(code, index)
+        await self.server.wait_for(
+            lambda: value in self.server.message(self.group, message_id).callback_data,
+            10,
+            what=f"the values of {code}",
+        )
+        second = await self.press(user, self.server.message(self.group, message_id), value)
+        if not second:
+            await self.server.wait_for(
+                lambda: (
+                    cb.setting(code) in self.server.message(self.group, message_id).callback_data
+                ),
+                10,
+                what="the menu again",
+            )
+        return first, second
+
     async def open_lobby(self) -> Message:
         await self.users[0].send(self.group, "/newgame")
         await self.server.wait_for(lambda: self.lobby() is not None, 10, what="a lobby")

@@ -278,7 +278,7 @@ async def test_settings_choose_a_game_by_name_and_refuse_what_it_forbids(
         answer = await table.press(boss, shown, cb.setting("te"))
         assert answer == "Sprint cannot be played with trump exchange: there is no stock."
         assert not (await bot.service.chat_settings(group.id)).rules.trump_exchange
-        await table.press(boss, shown, cb.setting("dm"))
+        assert await table.choose_setting(boss, msg.message_id, "dm", 1) == ("", "")
         assert (await bot.service.chat_settings(group.id)).rules.damka
 
         await users[0].send(group, "/rules")
