@@ -32,6 +32,13 @@ def test_lobby_buttons_round_trip(kind, game_id):
     assert cb.decode(cb.lobby(kind, game_id)) == cb.Callback(kind, game_id)
 
 
+@given(st.from_regex(r"[a-z]{1,3}", fullmatch=True), st.none() | st.integers(0, 99))
+def test_settings_buttons_round_trip(code, choice):
+    """An option's button (``choice`` None: open its list) and its value buttons."""
+    data = cb.setting(code, choice)
+    assert cb.decode(data) == cb.Callback("o", 0, setting=code, choice=choice)
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -53,6 +60,12 @@ def test_lobby_buttons_round_trip(kind, game_id):
         "1g.-1.2.t",
         "1g.1.2.t\n",
         "1g." + "1" * 40 + ".1.t",
+        "1o.dk.01",
+        "1o.dk.100",
+        "1o.dk.",
+        "1o.dk.-1",
+        "1o.dk.a",
+        "1o.dk.1.2",
         "💥",
         None,
         5,

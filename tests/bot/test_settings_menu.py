@@ -139,3 +139,7 @@ async def test_the_value_list_offers_only_what_the_rules_allow(
         assert answer == _refusal("bad_callback")
         assert (await bot.service.chat_settings(group.id)).rules.deck == 36
     assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+def test_every_option_of_the_menu_is_explained():
+    assert set(menu.EXPLAIN) == {name for _code, name, _values in menu.OPTIONS}
