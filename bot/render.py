@@ -80,7 +80,8 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
         + (" " + ", ".join(player(s) for s in seats) if seats else "")
     )
     lines.append("")
-    lines += ["• " + x for x in rules_lines(rules)]
+    # one line: the lobby is read at a glance, and /rules has the long form
+    lines.append("📜 " + " · ".join(rules_lines(rules)))
     if not closed:
         lines.append("")
         lines.append(_("Press Join to play; the creator or an admin presses Start."))

@@ -143,3 +143,22 @@ async def test_the_value_list_offers_only_what_the_rules_allow(
 
 def test_every_option_of_the_menu_is_explained():
     assert set(menu.EXPLAIN) == {name for _code, name, _values in menu.OPTIONS}
+
+
+@async_test
+async def test_the_lobby_shows_the_rules_in_force_in_one_line(make_fake_telegram, tmp_path, errors):
+    """Issue 11 item 10: the game, the deck, who throws in and the variants, on one
+    line of the lobby (in the group's language); /rules keeps the long form."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, language="ru", transfer=True, deck=52)
+        table = Table(server, group, users, random.Random(5))
+        lobby = await table.open_lobby()
+        lines = (lobby.plain_text or "").splitlines()
+        rules = [line for line in lines if "Игра:" in line or "колод" in line.lower()]
+        assert len(rules) == 1, lines
+        line = rules[0]
+        assert line.startswith("📜 ") and "52" in line and "перевод" in line.lower()
+        assert line.index("Игра:") < line.index("колод") < line.index("Подкидывают")
+    assert not errors.records, [r.getMessage() for r in errors.records]
