@@ -217,8 +217,9 @@ class Handlers:
                 self.reply(chat.id, render.refusal("not_in_game"))
             else:
                 await self.presenter.panel(info, user.id, notify=True)
-        else:
-            self.reply(chat.id, render.help_text())
+        else:  # no game: what the bot is, and the way into a group
+            markup = keyboards.add_to_group(self.presenter.username)
+            self.reply(chat.id, render.welcome_text() + "\n\n" + render.help_text(), markup)
 
     async def _join_from_private(self, user: User, game_id: int) -> None:
         try:
@@ -516,7 +517,10 @@ class Handlers:
             return await self._join_button(context, lobby, user)
         if data.kind in cb.AI_KINDS:
             is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
-            info = await self.service.add_ai(chat.id, cb.AI_KINDS[data.kind], user.id, is_admin)
+            level = cb.AI_KINDS[data.kind]
+            with language(await self.langs.of_group(chat.id, lobby.creator_id)):
+                name = render.ai_name(level)
+            info = await self.service.add_ai(chat.id, level, user.id, is_admin, name=name)
             await self.presenter.lobby(info)
             return {"text": _("An AI player sits down.")}
         if data.kind == "l":
@@ -559,7 +563,10 @@ class Handlers:
             return {"text": render.refusal("game_running"), "show_alert": True}
         record = await self.service.export_record(game_id)
         content = json.dumps(record, ensure_ascii=False, indent=1).encode()
-        caption = _("The record of game {id}: replay it with python -m durak check-record.")
+        caption = _(
+            "📄 Game #{id}: every deal and every move, to look back on or to check"
+            " (python -m durak check-record replays it)."
+        )
         self.outbox.send_document(
             chat_id, f"durak-game-{game_id}.json", content, caption.format(id=game_id), priority=2
         )

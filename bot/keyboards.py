@@ -37,6 +37,12 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
+def add_to_group(bot_username: str) -> Markup:
+    """Under the private /start: Telegram's own "pick a group to add this bot to"."""
+    url = f"https://t.me/{bot_username}?startgroup=true"
+    return markup([[button("➕ " + _("Add me to a group"), url=url)]])
+
+
 def lobby(game_id: int, room: bool = True) -> Markup:
     """Join / Leave, AI players of three levels while there is a free seat, Start."""
     rows = [
@@ -61,15 +67,15 @@ def ended(bot_username: str, game_id: int, again: bool = True) -> Markup:
     """Under the end-of-game message: the next game of the series (not after a cancelled
     game: it has none), and the record."""
     play = [button("🔁 " + _("Play again"), callback_data=cb.lobby("r", game_id))]
-    record = [button("📄 " + _("Game record"), callback_data=cb.lobby("h", game_id))]
+    record = [button("📄 " + _("Game record (JSON)"), callback_data=cb.lobby("h", game_id))]
     return markup([play, record] if again else [record])
 
 
 def table(bot_username: str, game_id: int, over: bool) -> Markup:
-    """The group's table: a way to one's cards while playing, the record after."""
+    """The group's table: a way to one's cards while playing; once over, no buttons
+    (the record is offered once, under the end-of-game message)."""
     if over:
-        record = cb.lobby("h", game_id)
-        return markup([[button("📄 " + _("Game record"), callback_data=record)]])
+        return markup([])
     url = deep_link(bot_username, f"g{game_id}")
     return markup([[button("🃏 " + _("My cards"), url=url)]])
 

@@ -18,9 +18,20 @@ from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
 from . import games_text
-from .i18n import N_, _, n_
+from .i18n import N_, _, current, n_
 
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+#: The face cards as each language writes them (numbers stay numbers): a Russian
+#: reader knows В Д К Т (валет, дама, король, туз), a Polish one W D K A (walet,
+#: dama, król, as). No letter means two ranks across the languages, so a text is
+#: read back unambiguously (the tests' leak watchers do).
+RANK_LETTERS: dict[str, dict[str, str]] = {
+    "en": {},
+    "ru": {"J": "В", "Q": "Д", "K": "К", "A": "Т"},
+    "uk": {"J": "В", "Q": "Д", "K": "К", "A": "Т"},
+    "pl": {"J": "W", "Q": "D", "K": "K", "A": "A"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +51,30 @@ def esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def card(c: Card) -> str:
-    return c.display
+def card(c: Card, lang: str | None = None) -> str:
+    """A card for a reader (``Д♥`` in Russian, ``Q♥`` in English): the one place
+    cards become text, for the reader's language (the current one unless given).
+    Callback data never comes from here: it keeps the engine's notation."""
+    letters = RANK_LETTERS.get(lang or current(), {})
+    return letters.get(c.rank.text, c.rank.text) + c.suit.symbol
 
 
 def cards(cs: Sequence[Card]) -> str:
     return " ".join(card(c) for c in cs)
+
+
+#: An AI seat's name, ``{n}`` its number: stored with the seat, so it is made in the
+#: group's language when the seat is added ("Бот 1 (лёгкий)").
+AI_NAMES = {
+    "easy": N_("Bot {n} (easy)"),
+    "normal": N_("Bot {n} (normal)"),
+    "hard": N_("Bot {n} (hard)"),
+}
+
+
+def ai_name(level: str) -> str:
+    """The name template for a new AI seat, in the current language (``{n}`` left in)."""
+    return _(AI_NAMES[level]) if level in AI_NAMES else "Bot {n} ({level})"
 
 
 def player(seat: Seat) -> str:
@@ -75,10 +104,14 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
     else:
         lines.append(_("{name} is gathering players.").format(name=esc(creator)))
     count = len(seats)
-    lines.append(
-        n_("{n} player:", "{n} players:", count).format(n=count)
-        + (" " + ", ".join(player(s) for s in seats) if seats else "")
-    )
+    if seats:
+        lines.append(
+            n_("{n} player:", "{n} players:", count).format(n=count)
+            + " "
+            + ", ".join(player(s) for s in seats)
+        )
+    else:  # never "0 players": a closed lobby may have nobody left
+        lines.append(_("Nobody has joined yet."))
     lines.append("")
     # one line: the lobby is read at a glance, and /rules has the long form
     lines.append("📜 " + " · ".join(rules_lines(rules)))
@@ -551,13 +584,13 @@ def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
         return _("No games finished in this chat yet.")
     lines = ["🏆 <b>" + _("Durak tally") + "</b> · " + esc(chat_title), ""]
     for i, t in enumerate(tallies, 1):
+        # each count through ngettext, English too ("1 time the durak in 1 game")
+        losses = n_("{n} time the durak", "{n} times the durak", t.losses).format(n=t.losses)
+        games = n_("in {n} game", "in {n} games", t.played).format(n=t.played)
+        draws = n_("{n} draw", "{n} draws", t.draws).format(n=t.draws)
         lines.append(
-            _("{i}. {name}: {losses} times the durak in {games} games, {draws} draws").format(
-                i=i,
-                name=esc(t.name or str(t.user_id)),
-                losses=t.losses,
-                games=t.played,
-                draws=t.draws,
+            _("{i}. {name}: {losses} {games}, {draws}").format(
+                i=i, name=esc(t.name or str(t.user_id)), losses=losses, games=games, draws=draws
             )
         )
     return "\n".join(lines)
@@ -573,6 +606,15 @@ def history_text(games: Sequence[GameInfo]) -> str:
         players = ", ".join(player(s) for s in info.seats)
         lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}")
     return "\n".join(lines)
+
+
+def welcome_text() -> str:
+    """The private /start without a game: what this bot is, for someone who just found it."""
+    return "🃏 " + _(
+        "I am a bot for playing durak, the card game, with friends in a Telegram group:"
+        " add me to a group and send /newgame there. Your cards come here, to our private"
+        " chat, where only you see them."
+    )
 
 
 def help_text() -> str:

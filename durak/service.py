@@ -273,9 +273,17 @@ class GameService:
             return await self._info(tx, await self._row(tx, row.game_id))
 
     async def add_ai(
-        self, chat_id: int, level: str, by_user: int, is_admin: bool = False
+        self,
+        chat_id: int,
+        level: str,
+        by_user: int,
+        is_admin: bool = False,
+        name: str = "AI {n} ({level})",
     ) -> GameInfo:
-        """Seat an AI player (issue 6 plays it); only the creator or an admin may."""
+        """Seat an AI player (issue 6 plays it); only the creator or an admin may.
+
+        ``name`` is the seat's name with ``{n}`` (the AI's number) and ``{level}``: the
+        bot passes it in the group's language, since the name is stored with the seat."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
             row = await self._open_lobby(tx, chat_id, changing=True)
             _check_may(row, by_user, is_admin, "add an AI player")
@@ -284,7 +292,7 @@ class GameService:
             if len(seats) >= rules.max_players:
                 raise LobbyFull(f"{rules.deck} cards seat at most {rules.max_players} players")
             ai_id = min([s.user_id for s in seats if s.is_ai] + [0]) - 1
-            name = _seat_name(f"AI {-ai_id} ({level})", seats, len(seats))
+            name = _seat_name(name.format(n=-ai_id, level=level), seats, len(seats))
             await tx.add_seat(row.game_id, Seat(len(seats), ai_id, name, AI, level))
             await tx.update_lobby(row.game_id, time.time())
             return await self._info(tx, await self._row(tx, row.game_id))

@@ -77,7 +77,7 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
         }
         await users[2].send(group, "/stats")
         stats = await server.wait_for_bot_message(group, contains="Durak tally")
-        assert "Player1: 1 times the durak in 1 games" in (stats.plain_text or "")
+        assert "Player1: 1 time the durak in 1 game, 0 draws" in (stats.plain_text or "")
 
         # Play again: the same players, and the one who left deals
         again = await table.press(users[2], ended, button(ended, "r"))
