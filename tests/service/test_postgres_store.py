@@ -85,7 +85,7 @@ def test_action_log_is_append_only(pg_db: str) -> None:
         'INSERT INTO actions VALUES (?, 9, 0, 0, \'{"do":"take"}\', 0)', pg_db, (game_id,)
     )
     # One open lobby or game per chat, even for a writer that skips the service.
-    assert "games_one_open_per_chat" in _error(
+    assert "games_one_open_per_topic" in _error(
         "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
         " VALUES (?, 'lobby', 1, '{}', 0, 0)",
         pg_db,
