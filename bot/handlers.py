@@ -24,7 +24,7 @@ from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSetting
 from durak.view import PileView
 
 from . import callbacks as cb
-from . import games_menu, games_text, keyboards, render
+from . import games_menu, games_text, keyboards, render, topics
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -99,17 +99,23 @@ class Handlers:
                 lang = await self.langs.of_user(user.id) if user is not None else DEFAULT
             else:
                 lang = await self.langs.of_group(chat.id, user.id if user else None)
-            with language(lang):
-                await handler(update, context)
+            token = topics.current.set(topics.of_update(update))
+            try:
+                with language(lang):
+                    await handler(update, context)
+            finally:
+                topics.current.reset(token)
 
         return run
 
     # ---- helpers ------------------------------------------------------------------
 
-    def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
+    def reply(self, chat_id: int, text: str, markup: Any = None, thread: int | None = None) -> None:
         """A command's answer: after the chat's table and lobby (priority 2), which a
-        flood of commands must never hold up."""
-        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY)
+        flood of commands must never hold up; in the forum topic it was asked in (or
+        ``thread``), never in a private chat's."""
+        topic = (topics.here() if thread is None else thread) if chat_id < 0 else 0
+        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY, thread=topic)
 
     def once_a_minute(self, name: str, handler: Handler) -> Handler:
         """Answer a member's same command in a group at most once per ``repeat_window``
@@ -169,7 +175,7 @@ class Handlers:
             self.reply(chat.id, not_a_person())
             return
         self._note_chat(chat)
-        open_now = await self.service.active_game(chat.id)
+        open_now = await self.service.active_game(chat.id, topics.here())
         if open_now is not None and open_now.status == LOBBY:
             await self.presenter.lobby(open_now, repost=True)
             return
@@ -187,7 +193,7 @@ class Handlers:
             rules = games_text.choose(choice, settings.rules).rules
         try:
             info = await self.service.create_lobby(
-                chat.id, user.id, display_name(user), chat.title, rules
+                chat.id, user.id, display_name(user), chat.title, rules, topics.here()
             )
         except ServiceError as e:
             self.reply(chat.id, render.refusal(e.code))
@@ -225,7 +231,9 @@ class Handlers:
             lobby = await self.service.game(game_id)
             if lobby.status != LOBBY:
                 raise NoLobby("not a lobby")
-            info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+            info = await self.service.join(
+                lobby.chat_id, user.id, display_name(user), lobby.thread_id
+            )
         except ServiceError as e:
             self.reply(user.id, render.refusal(e.code))
             return
@@ -252,7 +260,7 @@ class Handlers:
         chat = update.effective_chat
         if chat is None:
             return
-        info = await self.service.active_game(chat.id)
+        info = await self.service.active_game(chat.id, topics.here())
         rules = (
             info.rules if info is not None else (await self.service.chat_settings(chat.id)).rules
         )
@@ -277,7 +285,7 @@ class Handlers:
             self.reply(chat.id, not_a_person())
             return
         try:
-            result = await self.service.leave(chat.id, user.id)
+            result = await self.service.leave(chat.id, user.id, topics.here())
         except ServiceError as e:
             self.reply(chat.id, render.refusal(e.code))
             return
@@ -446,24 +454,28 @@ class Handlers:
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.changed(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
-        lobby = await self.service.lobby(chat.id)
+        lobby = await self.service.lobby(chat.id, topics.here())
         if lobby is None or lobby.game_id != data.game_id:
             return {"text": render.refusal("no_lobby"), "show_alert": True}
         if data.kind == "j":
             return await self._join_button(context, lobby, user)
         if data.kind in cb.AI_KINDS:
             is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
-            info = await self.service.add_ai(chat.id, cb.AI_KINDS[data.kind], user.id, is_admin)
+            info = await self.service.add_ai(
+                chat.id, cb.AI_KINDS[data.kind], user.id, is_admin, lobby.thread_id
+            )
             await self.presenter.lobby(info)
             return {"text": _("An AI player sits down.")}
         if data.kind == "l":
-            result = await self.service.leave(chat.id, user.id)
+            result = await self.service.leave(chat.id, user.id, lobby.thread_id)
             note = N_("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
             await self.presenter.lobby(result.info, note=note)
             return {"text": _("You left the lobby.")}
         # "s": start
         is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
-        info = await self.service.start(chat.id, user.id, is_admin=is_admin)
+        info = await self.service.start(
+            chat.id, user.id, is_admin=is_admin, thread_id=lobby.thread_id
+        )
         if info.status == LOBBY:  # own trumps: the players choose their suits first
             await self.presenter.changed(info)
             return {"text": _("Choose your suits, in turn.")}
@@ -513,7 +525,7 @@ class Handlers:
             return {"url": keyboards.deep_link(self.presenter.username, f"j{lobby.game_id}")}
         except TelegramError:
             pass
-        info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+        info = await self.service.join(lobby.chat_id, user.id, display_name(user), lobby.thread_id)
         await self._joined(info, user.id)
         return {"text": _("You are in!")}
 
