@@ -291,10 +291,11 @@ class Outbox:
         priority: int = 0,
         thread: int = 0,
     ) -> None:
-        """Make ``slot`` display ``text`` (a new post goes to the forum topic ``thread``): edit its message, or post one (``notify`` always
+        """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
         posts a new one, so the user is notified, and deletes the old; in a private chat
-        a slot's post without ``notify`` is silent). Content still queued
-        for the slot is replaced in place, keeping its position in the chat's queue."""
+        a slot's post without ``notify`` is silent). A new post goes to the forum topic
+        ``thread`` (0: none). Content still queued for the slot is replaced in place,
+        keeping its position in the chat's queue."""
         item = _Item(next(self._seq), slot, text, markup, notify, priority, queued_at=self._clock())
         item.thread = thread
         self._show(chat_id, slot, item)

@@ -241,8 +241,9 @@ class GameService:
         rules: Rules | None = None,
         thread_id: int = 0,
     ) -> GameInfo:
-        """Open a lobby in the chat's topic ``thread_id`` (0: no topic) with the chat's rule settings (or ``rules``, a game
-        chosen for this lobby only: ``/newgame road``); its creator sits first."""
+        """Open a lobby in the chat's forum topic ``thread_id`` (0: no topic) with the
+        chat's rule settings (or ``rules``, a game chosen for this lobby only:
+        ``/newgame road``); its creator sits first. Each topic has its own open game."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
             await self._refuse_open(tx, chat_id, thread_id)
             now = time.time()
