@@ -120,17 +120,19 @@ class Lifecycle:
     # ---- the group itself -----------------------------------------------------------
 
     async def membership(self, update: Update, context: Context) -> None:
-        """The bot was removed from a group: its lobby or game ends cleanly."""
+        """The bot was removed from a group: its lobbies and games (one per topic) end cleanly."""
         change: ChatMemberUpdated | None = update.my_chat_member
         if change is None or change.chat.type == ChatType.PRIVATE:
             return
         status = change.new_chat_member.status
         if status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
             return
-        info = await self.service.close_chat(change.chat.id)
         for slot_name in ("settings",):
             self.outbox.forget(change.chat.id, slot_name)
-        if info is not None:
+        for thread in await self.service.open_topics(change.chat.id):  # every topic's game
+            info = await self.service.close_chat(change.chat.id, thread)
+            if info is None:
+                continue
             log.info("removed from chat %s: game %s closed", change.chat.id, info.game_id)
             if self.presenter.timers is not None:
                 self.presenter.timers.cancel(info.game_id)

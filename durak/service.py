@@ -466,13 +466,13 @@ class GameService:
                 raise GameOver(f"game {row.game_id} has already ended")
             return info
 
-    async def close_chat(self, chat_id: int) -> GameInfo | None:
-        """The bot was removed from the chat: cancel its open lobby or running game
-        (no permission check, no tally change, ``by_user`` ``None``). The cancelled
-        game, or ``None`` if nothing was open."""
+    async def close_chat(self, chat_id: int, thread_id: int = 0) -> GameInfo | None:
+        """The bot was removed from the chat: cancel the topic's open lobby or running
+        game (no permission check, no tally change, ``by_user`` ``None``). The cancelled
+        game, or ``None`` if nothing was open. :meth:`open_topics` lists the topics."""
         async with self._chat_lock(chat_id):
             async with self._store.reading() as tx:
-                row = await tx.open_game_in_chat(chat_id)
+                row = await tx.open_game_in_chat(chat_id, thread_id)
             return None if row is None else await self._cancel(row, None)
 
     async def expire_lobbies(self, idle_seconds: float, now: float | None = None) -> list[GameInfo]:
@@ -928,6 +928,11 @@ class GameService:
         async with self._store.reading() as tx:
             row = await tx.open_game_in_chat(chat_id, thread_id)
         return None if row is None else await self._info_of(row.game_id, row.chat_id)
+
+    async def open_topics(self, chat_id: int) -> list[int]:
+        """The forum topics of the chat (0: none) that have an open lobby or game."""
+        async with self._store.reading() as tx:
+            return await tx.open_threads(chat_id)
 
     async def lobby(self, chat_id: int, thread_id: int = 0) -> GameInfo | None:
         info = await self.active_game(chat_id, thread_id)

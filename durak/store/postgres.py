@@ -629,6 +629,15 @@ class Tx:
         )
         return None if found is None else _game(found)
 
+    async def open_threads(self, chat_id: int) -> list[int]:
+        """The topics of the chat that have an open lobby or running game."""
+        rows = await self._rows(
+            "SELECT thread_id FROM games WHERE chat_id = $1 AND status IN ('lobby', 'running')"
+            " ORDER BY thread_id",
+            chat_id,
+        )
+        return [int(r[0]) for r in rows]
+
     async def game_ids(self, status: str) -> list[int]:
         rows = await self._rows(
             "SELECT game_id FROM games WHERE status = $1 ORDER BY game_id", status

@@ -644,6 +644,15 @@ class Tx:
         )
         return None if found is None else GameRow(*found)
 
+    async def open_threads(self, chat_id: int) -> list[int]:
+        """The topics of the chat that have an open lobby or running game."""
+        rows = await self.rows(
+            "SELECT thread_id FROM games WHERE chat_id = ? AND status IN ('lobby', 'running')"
+            " ORDER BY thread_id",
+            (chat_id,),
+        )
+        return [int(r[0]) for r in rows]
+
     async def game_ids(self, status: str) -> list[int]:
         rows = await self.rows(
             "SELECT game_id FROM games WHERE status = ? ORDER BY game_id", (status,)

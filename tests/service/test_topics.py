@@ -95,3 +95,17 @@ def test_a_version_2_database_upgrades_to_topics(tmp_path: Path) -> None:
         assert topic.game_id != 1
 
     with_service(path, body)
+
+
+def test_closing_a_chat_reaches_every_topic(db: Db) -> None:
+    async def body(s: GameService) -> None:
+        await s.create_lobby(CHAT, user(0), NAMES[0], thread_id=TOPIC_B)
+        await s.create_lobby(CHAT, user(1), NAMES[1])
+        await s.create_lobby(CHAT - 1, user(2), NAMES[2], thread_id=TOPIC_A)
+        assert await s.open_topics(CHAT) == [0, TOPIC_B]
+        closed = await s.close_chat(CHAT, TOPIC_B)
+        assert closed is not None and closed.thread_id == TOPIC_B
+        assert await s.open_topics(CHAT) == [0]
+        assert await s.open_topics(CHAT - 1) == [TOPIC_A]
+
+    with_service(db, body)
