@@ -24,7 +24,7 @@ from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSetting
 from durak.view import PileView
 
 from . import callbacks as cb
-from . import games_menu, games_text, keyboards, render
+from . import games_menu, games_text, keyboards, render, topics
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -99,17 +99,23 @@ class Handlers:
                 lang = await self.langs.of_user(user.id) if user is not None else DEFAULT
             else:
                 lang = await self.langs.of_group(chat.id, user.id if user else None)
-            with language(lang):
-                await handler(update, context)
+            token = topics.current.set(topics.of_update(update))
+            try:
+                with language(lang):
+                    await handler(update, context)
+            finally:
+                topics.current.reset(token)
 
         return run
 
     # ---- helpers ------------------------------------------------------------------
 
-    def reply(self, chat_id: int, text: str, markup: Any = None) -> None:
+    def reply(self, chat_id: int, text: str, markup: Any = None, thread: int | None = None) -> None:
         """A command's answer: after the chat's table and lobby (priority 2), which a
-        flood of commands must never hold up."""
-        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY)
+        flood of commands must never hold up; in the forum topic it was asked in (or
+        ``thread``), never in a private chat's."""
+        topic = (topics.here() if thread is None else thread) if chat_id < 0 else 0
+        self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY, thread=topic)
 
     def once_a_minute(self, name: str, handler: Handler) -> Handler:
         """Answer a member's same command in a group at most once per ``repeat_window``
@@ -169,7 +175,7 @@ class Handlers:
             self.reply(chat.id, not_a_person())
             return
         self._note_chat(chat)
-        open_now = await self.service.active_game(chat.id)
+        open_now = await self.service.active_game(chat.id, topics.here())
         if open_now is not None and open_now.status == LOBBY:
             await self.presenter.lobby(open_now, repost=True)
             return
@@ -187,7 +193,7 @@ class Handlers:
             rules = games_text.choose(choice, settings.rules).rules
         try:
             info = await self.service.create_lobby(
-                chat.id, user.id, display_name(user), chat.title, rules
+                chat.id, user.id, display_name(user), chat.title, rules, topics.here()
             )
         except ServiceError as e:
             self.reply(chat.id, render.refusal(e.code))
@@ -226,7 +232,9 @@ class Handlers:
             lobby = await self.service.game(game_id)
             if lobby.status != LOBBY:
                 raise NoLobby("not a lobby")
-            info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+            info = await self.service.join(
+                lobby.chat_id, user.id, display_name(user), lobby.thread_id
+            )
         except ServiceError as e:
             self.reply(user.id, render.refusal(e.code))
             return
@@ -253,7 +261,7 @@ class Handlers:
         chat = update.effective_chat
         if chat is None:
             return
-        info = await self.service.active_game(chat.id)
+        info = await self.service.active_game(chat.id, topics.here())
         rules = (
             info.rules if info is not None else (await self.service.chat_settings(chat.id)).rules
         )
@@ -278,7 +286,7 @@ class Handlers:
             self.reply(chat.id, not_a_person())
             return
         try:
-            result = await self.service.leave(chat.id, user.id)
+            result = await self.service.leave(chat.id, user.id, topics.here())
         except ServiceError as e:
             self.reply(chat.id, render.refusal(e.code))
             return
@@ -324,6 +332,7 @@ class Handlers:
             menu.menu_keyboard(current),
             notify=True,
             priority=2,
+            thread=topics.here(),
         )
 
     async def _setting_button(
@@ -360,6 +369,7 @@ class Handlers:
                 menu.menu_text(settings),
                 menu.menu_keyboard(settings),
                 priority=2,
+                thread=topics.here(),  # a new post goes to the topic it was asked in
             )
 
     async def _open_values(
@@ -368,8 +378,7 @@ class Handlers:
         """An option's list of values: only those the rules allow with the other
         settings (and the open lobby's players); if none but the current one is,
         a toast says why instead."""
-        lobby = await self.service.lobby(chat.id)
-        seated = len(lobby.seats) if lobby else None
+        seated = await self._seated(chat.id)
         name, values = menu.CODES[code]
         now = menu.current(before)[name]
         allowed: list[int] = []
@@ -393,6 +402,7 @@ class Handlers:
                 menu.values_text(code, before),
                 menu.values_keyboard(code, before, tuple(allowed)),
                 priority=2,
+                thread=topics.here(),
             )
         return {}
 
@@ -411,6 +421,7 @@ class Handlers:
                     games_menu.list_text(before),
                     games_menu.list_keyboard(before),
                     priority=2,
+                    thread=topics.here(),
                 )
             return {}
         chosen = games_menu.pick(code, before)
@@ -426,17 +437,28 @@ class Handlers:
         """Store ``changes`` and show the menu (in the group's language, which may
         be the one just chosen); a forbidden combination (a stale value list, or
         forged data) is refused with its reason before anything is stored."""
-        lobby = await self.service.lobby(chat.id)
-        why = games_menu.why_not(before, changes, len(lobby.seats) if lobby else None)
+        why = games_menu.why_not(before, changes, await self._seated(chat.id))
         if why is not None:
             return {"text": why, "show_alert": True}
         after = await self.service.set_chat_settings(chat.id, **changes)
         self.langs.changed(after)
         await self._show_menu(chat.id, user.id, after)
-        lobby = await self.service.lobby(chat.id)
-        if lobby is not None:
+        for lobby in await self._lobbies(chat.id):  # the group's settings: every topic's
             await self.presenter.lobby(lobby)
         return {}
+
+    async def _lobbies(self, chat_id: int) -> list[GameInfo]:
+        """The group's open lobbies, one per forum topic at most."""
+        found = [
+            await self.service.lobby(chat_id, t) for t in await self.service.open_topics(chat_id)
+        ]
+        return [lobby for lobby in found if lobby is not None]
+
+    async def _seated(self, chat_id: int) -> int | None:
+        """The most players seated in one of the group's open lobbies (``None``: no
+        lobby): the settings must still seat them all."""
+        lobbies = await self._lobbies(chat_id)
+        return max((len(lobby.seats) for lobby in lobbies), default=None)
 
     # ---- buttons ------------------------------------------------------------------
 
@@ -510,7 +532,7 @@ class Handlers:
             info = await self.service.play_again(data.game_id, user.id)
             await self.presenter.changed(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
-        lobby = await self.service.lobby(chat.id)
+        lobby = await self.service.lobby(chat.id, topics.here())
         if lobby is None or lobby.game_id != data.game_id:
             return {"text": render.refusal("no_lobby"), "show_alert": True}
         if data.kind == "j":
@@ -520,17 +542,21 @@ class Handlers:
             level = cb.AI_KINDS[data.kind]
             with language(await self.langs.of_group(chat.id, lobby.creator_id)):
                 name = render.ai_name(level)
-            info = await self.service.add_ai(chat.id, level, user.id, is_admin, name=name)
+            info = await self.service.add_ai(
+                chat.id, level, user.id, is_admin, lobby.thread_id, name=name
+            )
             await self.presenter.lobby(info)
             return {"text": _("An AI player sits down.")}
         if data.kind == "l":
-            result = await self.service.leave(chat.id, user.id)
+            result = await self.service.leave(chat.id, user.id, lobby.thread_id)
             note = N_("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
             await self.presenter.lobby(result.info, note=note)
             return {"text": _("You left the lobby.")}
         # "s": start
         is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
-        info = await self.service.start(chat.id, user.id, is_admin=is_admin)
+        info = await self.service.start(
+            chat.id, user.id, is_admin=is_admin, thread_id=lobby.thread_id
+        )
         if info.status == LOBBY:  # own trumps: the players choose their suits first
             await self.presenter.changed(info)
             return {"text": _("Choose your suits, in turn.")}
@@ -583,7 +609,7 @@ class Handlers:
             return {"url": keyboards.deep_link(self.presenter.username, f"j{lobby.game_id}")}
         except TelegramError:
             pass
-        info = await self.service.join(lobby.chat_id, user.id, display_name(user))
+        info = await self.service.join(lobby.chat_id, user.id, display_name(user), lobby.thread_id)
         await self._joined(info, user.id)
         return {"text": _("You are in!")}
 

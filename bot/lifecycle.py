@@ -15,7 +15,7 @@ from durak.service_errors import ServiceError
 from durak.service_types import LOBBY, RUNNING, GameInfo
 
 from . import callbacks as cb
-from . import render
+from . import render, topics
 from .handlers import Context, Handlers
 from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 
@@ -39,13 +39,15 @@ class Lifecycle:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or not self.h.in_group(update):
             return
-        open_now = await self.service.active_game(chat.id)
+        open_now = await self.service.active_game(chat.id, topics.here())
         if open_now is None:
             self.h.reply(chat.id, render.refusal("no_lobby"))
             return
         is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
         try:
-            info = await self.service.cancel(chat.id, user.id, is_admin=is_admin)
+            info = await self.service.cancel(
+                chat.id, user.id, is_admin=is_admin, thread_id=open_now.thread_id
+            )
         except ServiceError as e:
             self.h.reply(chat.id, render.refusal(e.code))
             return
@@ -57,7 +59,7 @@ class Lifecycle:
             return
         await self.presenter.lobby(info, note=note)
         with language(await self.h.langs.of_group(info.chat_id, info.creator_id)):
-            self.h.reply(info.chat_id, "🛑 " + _(note))
+            self.h.reply(info.chat_id, "🛑 " + _(note), thread=info.thread_id)
 
     async def kick(self, update: Update, context: Context) -> None:
         """An admin's /kick in reply to a player's message: he leaves (a surrender)."""
@@ -72,7 +74,7 @@ class Lifecycle:
             self.h.reply(chat.id, render.refusal("admins_only"))
             return
         try:
-            result = await self.service.leave(chat.id, target.id)
+            result = await self.service.leave(chat.id, target.id, topics.here())
         except ServiceError as e:
             self.h.reply(chat.id, render.refusal(e.code))
             return
@@ -118,17 +120,19 @@ class Lifecycle:
     # ---- the group itself -----------------------------------------------------------
 
     async def membership(self, update: Update, context: Context) -> None:
-        """The bot was removed from a group: its lobby or game ends cleanly."""
+        """The bot was removed from a group: its lobbies and games (one per topic) end cleanly."""
         change: ChatMemberUpdated | None = update.my_chat_member
         if change is None or change.chat.type == ChatType.PRIVATE:
             return
         status = change.new_chat_member.status
         if status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
             return
-        info = await self.service.close_chat(change.chat.id)
         for slot_name in ("settings",):
             self.outbox.forget(change.chat.id, slot_name)
-        if info is not None:
+        for thread in await self.service.open_topics(change.chat.id):  # every topic's game
+            info = await self.service.close_chat(change.chat.id, thread)
+            if info is None:
+                continue
             log.info("removed from chat %s: game %s closed", change.chat.id, info.game_id)
             if self.presenter.timers is not None:
                 self.presenter.timers.cancel(info.game_id)

@@ -148,6 +148,7 @@ class _Item:
     render: Render | None = None  # makes text and markup at send time (show_later)
     queued_at: float = 0.0  # when its content was first shown: what it waits since
     method: str = ""  # the Bot API method last tried (for the metrics of a failure)
+    thread: int = 0  # the forum topic a new message goes to (message_thread_id); 0: none
 
     @property
     def label(self) -> str:
@@ -288,12 +289,15 @@ class Outbox:
         *,
         notify: bool = False,
         priority: int = 0,
+        thread: int = 0,
     ) -> None:
         """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
         posts a new one, so the user is notified, and deletes the old; in a private chat
-        a slot's post without ``notify`` is silent). Content still queued
-        for the slot is replaced in place, keeping its position in the chat's queue."""
+        a slot's post without ``notify`` is silent). A new post goes to the forum topic
+        ``thread`` (0: none). Content still queued for the slot is replaced in place,
+        keeping its position in the chat's queue."""
         item = _Item(next(self._seq), slot, text, markup, notify, priority, queued_at=self._clock())
+        item.thread = thread
         self._show(chat_id, slot, item)
 
     def _show(self, chat_id: int, slot: str, item: _Item) -> None:
@@ -307,13 +311,21 @@ class Outbox:
         self._reschedule(chat)
 
     def show_later(
-        self, chat_id: int, slot: str, render: Render, *, notify: bool = False, priority: int = 0
+        self,
+        chat_id: int,
+        slot: str,
+        render: Render,
+        *,
+        notify: bool = False,
+        priority: int = 0,
+        thread: int = 0,
     ) -> None:
         """:meth:`show` with content that ``render()`` makes when the item is sent (so it
         shows the state of that moment): a game that moves faster than the chat may be
         edited is rendered for the edits that happen, not for every move."""
         item = _Item(next(self._seq), slot, "", None, notify, priority, render=render)
         item.queued_at = self._clock()
+        item.thread = thread
         self._show(chat_id, slot, item)
 
     def send(
@@ -323,19 +335,30 @@ class Outbox:
         markup: Markup | None = None,
         *,
         priority: int = 0,
+        thread: int = 0,
     ) -> None:
-        """Queue a one-off new message, delivered in order with the chat's other items."""
+        """Queue a one-off new message (to the forum topic ``thread``, 0: none), delivered
+        in order with the chat's other items: pacing is per chat, as Telegram limits a group."""
         chat = self._chat(chat_id)
         item = _Item(next(self._seq), None, text, markup, False, priority, queued_at=self._clock())
+        item.thread = thread
         self._enqueue(chat, item)
         self._reschedule(chat)
 
     def send_document(
-        self, chat_id: int, filename: str, content: bytes, caption: str = "", *, priority: int = 0
+        self,
+        chat_id: int,
+        filename: str,
+        content: bytes,
+        caption: str = "",
+        *,
+        priority: int = 0,
+        thread: int = 0,
     ) -> None:
         """Queue a file (a game record), paced like any other message of the chat."""
         chat = self._chat(chat_id)
         item = _Item(next(self._seq), None, caption, None, False, priority, queued_at=self._clock())
+        item.thread = thread
         item.document = (filename, content)
         self._enqueue(chat, item)
         self._reschedule(chat)
@@ -660,9 +683,12 @@ class Outbox:
                 InputFile(content, filename=name),
                 caption=item.text or None,
                 parse_mode=ParseMode.HTML,
+                message_thread_id=item.thread or None,
             )
             return sent.message_id
         params = _message_params(chat_id, item)
+        if item.thread:  # edits need no thread: the message is already in its topic
+            params["message_thread_id"] = item.thread
         if item.slot is not None and not item.notify and chat_id > 0:
             # a private panel posted only because it has no message yet (or lost it):
             # nothing he must act on, so no notification (issue 11)

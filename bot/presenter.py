@@ -274,6 +274,7 @@ class Presenter:
             markup,
             notify=repost,
             priority=PRIORITY_GROUP,
+            thread=info.thread_id,
         )
         if info.status != "lobby":  # closed for good: its id need not be kept
             self.outbox.release(info.chat_id, slot("lobby", info.game_id))
@@ -322,6 +323,7 @@ class Presenter:
                 table_slot,
                 functools.partial(_table_content, group_lang, shown, game, self.username, over),
                 priority=PRIORITY_GROUP,
+                thread=info.thread_id,
             )
         bout = self._bout(game_id, public)
         for seat in info.seats:
@@ -453,4 +455,5 @@ class Presenter:
                     again=info.ending is None or info.ending.reason != "cancelled",
                 ),
                 priority=PRIORITY_GROUP,
+                thread=info.thread_id,
             )

@@ -303,8 +303,9 @@ class UpdatesRequest(AiohttpRequest):
         return body
 
 
-#: What the bot reads of the message under a pressed button (handlers.py: its chat and id).
-_KEPT_OF_PRESSED = ("message_id", "date", "chat")
+#: What the bot reads of the message under a pressed button (handlers.py: its chat and id,
+#: and its forum topic, topics.py).
+_KEPT_OF_PRESSED = ("message_id", "date", "chat", "message_thread_id", "is_topic_message")
 
 
 def slim_updates(body: bytes) -> bytes:

@@ -239,25 +239,29 @@ class GameService:
         name: str,
         chat_title: str | None = None,
         rules: Rules | None = None,
+        thread_id: int = 0,
     ) -> GameInfo:
-        """Open a lobby in the chat with the chat's rule settings (or ``rules``, a game
-        chosen for this lobby only: ``/newgame road``); its creator sits first."""
+        """Open a lobby in the chat's forum topic ``thread_id`` (0: no topic) with the
+        chat's rule settings (or ``rules``, a game chosen for this lobby only:
+        ``/newgame road``); its creator sits first. Each topic has its own open game."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            await self._refuse_open(tx, chat_id)
+            await self._refuse_open(tx, chat_id, thread_id)
             now = time.time()
             await tx.upsert_chat(chat_id, chat_title, now)
             settings = self._settings(chat_id, await tx.chat_settings(chat_id))
             await tx.upsert_user(user_id, name, now)
             chosen = rules if rules is not None else settings.rules
-            game_id = await tx.insert_game(chat_id, user_id, _rules_json(chosen), now)
+            game_id = await tx.insert_game(
+                chat_id, user_id, _rules_json(chosen), now, thread_id=thread_id
+            )
             if game_id is None:
                 raise LobbyExists(f"chat {chat_id} already has an open lobby or game")
             await tx.add_seat(game_id, Seat(0, user_id, _seat_name(name, (), 0)))
             return await self._info(tx, await self._row(tx, game_id))
 
-    async def join(self, chat_id: int, user_id: int, name: str) -> GameInfo:
+    async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id, changing=True)
+            row = await self._open_lobby(tx, chat_id, changing=True, thread_id=thread_id)
             seats = await tx.seats(row.game_id)
             if any(s.user_id == user_id for s in seats):
                 raise AlreadyJoined(f"user {user_id} already sits in lobby {row.game_id}")
@@ -278,6 +282,7 @@ class GameService:
         level: str,
         by_user: int,
         is_admin: bool = False,
+        thread_id: int = 0,
         name: str = "AI {n} ({level})",
     ) -> GameInfo:
         """Seat an AI player (issue 6 plays it); only the creator or an admin may.
@@ -285,7 +290,7 @@ class GameService:
         ``name`` is the seat's name with ``{n}`` (the AI's number) and ``{level}``: the
         bot passes it in the group's language, since the name is stored with the seat."""
         async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id, changing=True)
+            row = await self._open_lobby(tx, chat_id, changing=True, thread_id=thread_id)
             _check_may(row, by_user, is_admin, "add an AI player")
             seats = await tx.seats(row.game_id)
             rules = _rules(row.rules)
@@ -297,7 +302,7 @@ class GameService:
             await tx.update_lobby(row.game_id, time.time())
             return await self._info(tx, await self._row(tx, row.game_id))
 
-    async def leave(self, chat_id: int, user_id: int) -> LeaveResult:
+    async def leave(self, chat_id: int, user_id: int, thread_id: int = 0) -> LeaveResult:
         """Leave the chat's lobby, or surrender its running game.
 
         When the lobby's creator leaves, the next human in it becomes the creator;
@@ -305,7 +310,7 @@ class GameService:
         """
         async with self._chat_lock(chat_id):
             async with self._store.transaction() as tx:
-                row = await tx.open_game_in_chat(chat_id)
+                row = await tx.open_game_in_chat(chat_id, thread_id)
                 if row is None:
                     raise NoLobby(f"chat {chat_id} has no open lobby or game")
                 if row.status == LOBBY:
@@ -338,7 +343,12 @@ class GameService:
         return LeaveResult(outcome, await self._info(tx, await self._row(tx, row.game_id)))
 
     async def start(
-        self, chat_id: int, user_id: int, is_admin: bool = False, seed: int | str | None = None
+        self,
+        chat_id: int,
+        user_id: int,
+        is_admin: bool = False,
+        seed: int | str | None = None,
+        thread_id: int = 0,
     ) -> GameInfo:
         """Deal the lobby's game: only its creator or an admin, 2 to the deck's
         maximum players. ``seed`` defaults to a random one; it is stored.
@@ -347,7 +357,7 @@ class GameService:
         the lobby stays a lobby, with ``suit_choice`` set, until the last one has."""
         async with self._chat_lock(chat_id):
             async with self._store.transaction() as tx:
-                row = await self._open_lobby(tx, chat_id)
+                row = await self._open_lobby(tx, chat_id, thread_id=thread_id)
                 _check_may(row, user_id, is_admin, "start the game")
                 if suits.loads(row.snapshot) is not None:
                     raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
@@ -444,12 +454,14 @@ class GameService:
         """Every lobby choosing suits, e.g. to re-arm their clocks after a restart."""
         return [info for info in await self.open_lobbies() if info.suit_choice is not None]
 
-    async def cancel(self, chat_id: int, user_id: int, is_admin: bool = False) -> GameInfo:
-        """End the chat's lobby or running game without a loser (the creator or an
+    async def cancel(
+        self, chat_id: int, user_id: int, is_admin: bool = False, thread_id: int = 0
+    ) -> GameInfo:
+        """End the topic's lobby or running game without a loser (the creator or an
         admin only). No tally changes."""
         async with self._chat_lock(chat_id):
             async with self._store.reading() as tx:
-                row = await tx.open_game_in_chat(chat_id)
+                row = await tx.open_game_in_chat(chat_id, thread_id)
             if row is None:
                 raise NoLobby(f"chat {chat_id} has no open lobby or game")
             _check_may(row, user_id, is_admin, "cancel the game")
@@ -458,13 +470,13 @@ class GameService:
                 raise GameOver(f"game {row.game_id} has already ended")
             return info
 
-    async def close_chat(self, chat_id: int) -> GameInfo | None:
-        """The bot was removed from the chat: cancel its open lobby or running game
-        (no permission check, no tally change, ``by_user`` ``None``). The cancelled
-        game, or ``None`` if nothing was open."""
+    async def close_chat(self, chat_id: int, thread_id: int = 0) -> GameInfo | None:
+        """The bot was removed from the chat: cancel the topic's open lobby or running
+        game (no permission check, no tally change, ``by_user`` ``None``). The cancelled
+        game, or ``None`` if nothing was open. :meth:`open_topics` lists the topics."""
         async with self._chat_lock(chat_id):
             async with self._store.reading() as tx:
-                row = await tx.open_game_in_chat(chat_id)
+                row = await tx.open_game_in_chat(chat_id, thread_id)
             return None if row is None else await self._cancel(row, None)
 
     async def expire_lobbies(self, idle_seconds: float, now: float | None = None) -> list[GameInfo]:
@@ -733,7 +745,7 @@ class GameService:
         seats = list(await tx.seats(game_id))
         if user_id is not None and not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} did not play game {game_id}")
-        await self._refuse_open(tx, row.chat_id)
+        await self._refuse_open(tx, row.chat_id, row.thread_id)
         if ending.reason == SURRENDER:
             loser = seats[ending.losers[0]].name
             series = Series(AFTER_LOSS, dealer=loser, previous_loser=loser)
@@ -755,6 +767,7 @@ class GameService:
             seed=seed,
             start=_json(game.start),
             snapshot=_snapshot_text(game),
+            thread_id=row.thread_id,  # the series plays on in its topic
         )
         if new_id is None:
             raise LobbyExists(f"chat {row.chat_id} already has an open lobby or game")
@@ -914,14 +927,19 @@ class GameService:
             async with self._store.reading() as tx:
                 return await self._info(tx, await self._row(tx, game_id))
 
-    async def active_game(self, chat_id: int) -> GameInfo | None:
-        """The chat's open lobby or running game."""
+    async def active_game(self, chat_id: int, thread_id: int = 0) -> GameInfo | None:
+        """The open lobby or running game of the chat's topic (0: no topic)."""
         async with self._store.reading() as tx:
-            row = await tx.open_game_in_chat(chat_id)
+            row = await tx.open_game_in_chat(chat_id, thread_id)
         return None if row is None else await self._info_of(row.game_id, row.chat_id)
 
-    async def lobby(self, chat_id: int) -> GameInfo | None:
-        info = await self.active_game(chat_id)
+    async def open_topics(self, chat_id: int) -> list[int]:
+        """The forum topics of the chat (0: none) that have an open lobby or game."""
+        async with self._store.reading() as tx:
+            return await tx.open_threads(chat_id)
+
+    async def lobby(self, chat_id: int, thread_id: int = 0) -> GameInfo | None:
+        info = await self.active_game(chat_id, thread_id)
         return info if info is not None and info.status == LOBBY else None
 
     async def open_lobbies(self) -> list[GameInfo]:
@@ -1104,17 +1122,19 @@ class GameService:
             raise UnknownGame(f"there is no game {game_id}")
         return row
 
-    async def _refuse_open(self, tx: Tx, chat_id: int) -> None:
-        row = await tx.open_game_in_chat(chat_id)
+    async def _refuse_open(self, tx: Tx, chat_id: int, thread_id: int = 0) -> None:
+        row = await tx.open_game_in_chat(chat_id, thread_id)
         if row is not None and row.status == RUNNING:
             raise GameRunning(f"chat {chat_id} has a running game ({row.game_id})")
         if row is not None:
             raise LobbyExists(f"chat {chat_id} already has an open lobby ({row.game_id})")
 
-    async def _open_lobby(self, tx: Tx, chat_id: int, changing: bool = False) -> GameRow:
-        """The chat's open lobby; with ``changing`` (its seats change) not while its
+    async def _open_lobby(
+        self, tx: Tx, chat_id: int, changing: bool = False, thread_id: int = 0
+    ) -> GameRow:
+        """The topic's open lobby; with ``changing`` (its seats change) not while its
         players choose their suits (``choosing_suits``)."""
-        row = await tx.open_game_in_chat(chat_id)
+        row = await tx.open_game_in_chat(chat_id, thread_id)
         if row is None:
             raise NoLobby(f"chat {chat_id} has no open lobby")
         if row.status == RUNNING:
@@ -1158,6 +1178,7 @@ class GameService:
             seed=row.seed,
             previous_game_id=row.previous_game_id,
             suit_choice=suits.loads(row.snapshot) if row.status == LOBBY else None,
+            thread_id=row.thread_id,
         )
         cached = self._live.get(row.game_id)
         if (

@@ -113,6 +113,9 @@ class GameInfo:
     previous_game_id: int | None = None
     #: Own trumps: the suit choice under way in this lobby (after Start).
     suit_choice: SuitChoice | None = None
+    #: The forum topic the game lives in (``message_thread_id``); 0 for none. Every
+    #: group message of the game goes there.
+    thread_id: int = 0
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:

@@ -51,6 +51,8 @@ class GameRow:
     ended_by: int | None
     created_at: float
     updated_at: float
+    #: The forum topic the game was opened in (``message_thread_id``); 0 for none.
+    thread_id: int = 0
 
     def ending(self) -> Ending | None:
         if self.end_reason is None:
@@ -104,7 +106,8 @@ class Tx(Protocol):
 
     # ---- games
     async def game_row(self, game_id: int) -> GameRow | None: ...
-    async def open_game_in_chat(self, chat_id: int) -> GameRow | None: ...
+    async def open_game_in_chat(self, chat_id: int, thread_id: int = 0) -> GameRow | None: ...
+    async def open_threads(self, chat_id: int) -> list[int]: ...
     async def game_ids(self, status: str) -> list[int]: ...
     async def game_ids_of_user(self, user_id: int, statuses: Iterable[str]) -> list[int]: ...
     async def idle_lobbies(self, before: float) -> list[GameRow]: ...
@@ -121,6 +124,7 @@ class Tx(Protocol):
         seed: str | None = None,
         start: str | None = None,
         snapshot: str | None = None,
+        thread_id: int = 0,
     ) -> int | None: ...
     async def update_lobby(
         self, game_id: int, now: float, *, creator_id: int | None = None, rules: str | None = None

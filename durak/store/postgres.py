@@ -188,8 +188,25 @@ async def _migrate_1(tx: Tx) -> None:
         await tx.execute(statement)
 
 
+_SCHEMA_2 = (
+    # The forum topic (message_thread_id) a game was opened in; 0 for a chat without
+    # topics or its General topic. Existing games keep 0: they were all opened there.
+    "ALTER TABLE games ADD COLUMN thread_id bigint NOT NULL DEFAULT 0",
+    # One open lobby or running game per topic, instead of per chat.
+    "DROP INDEX games_one_open_per_chat",
+    """CREATE UNIQUE INDEX games_one_open_per_topic ON games (chat_id, thread_id)
+        WHERE status IN ('lobby', 'running')""",
+)
+
+
+async def _migrate_2(tx: Tx) -> None:
+    """Forum topics (SQLite's version 3): ``games.thread_id``, one open game per topic."""
+    for statement in _SCHEMA_2:
+        await tx.execute(statement)
+
+
 #: Ordered: ``MIGRATIONS[k]`` takes a database from version k to k + 1.
-MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1,)
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -480,7 +497,7 @@ ON CONFLICT (chat_id, user_id) DO UPDATE SET played = t.played + 1,
 """
 _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
-    " snapshot, end_reason, losers, draw::integer, ended_by, created_at, updated_at"
+    " snapshot, end_reason, losers, draw::integer, ended_by, created_at, updated_at, thread_id"
 )
 _SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away"
 _INSERT_SEAT = (
@@ -601,14 +618,25 @@ class Tx:
         found = await self._row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = $1", game_id)
         return None if found is None else _game(found)
 
-    async def open_game_in_chat(self, chat_id: int) -> GameRow | None:
-        """The chat's open lobby or running game, if any (at most one exists)."""
+    async def open_game_in_chat(self, chat_id: int, thread_id: int = 0) -> GameRow | None:
+        """The open lobby or running game of the chat's topic (0: no topic), if any
+        (at most one exists per topic)."""
         found = await self._row(
             f"SELECT {_GAME_COLUMNS} FROM games"
-            " WHERE chat_id = $1 AND status IN ('lobby', 'running')",
+            " WHERE chat_id = $1 AND thread_id = $2 AND status IN ('lobby', 'running')",
             chat_id,
+            thread_id,
         )
         return None if found is None else _game(found)
+
+    async def open_threads(self, chat_id: int) -> list[int]:
+        """The topics of the chat that have an open lobby or running game."""
+        rows = await self._rows(
+            "SELECT thread_id FROM games WHERE chat_id = $1 AND status IN ('lobby', 'running')"
+            " ORDER BY thread_id",
+            chat_id,
+        )
+        return [int(r[0]) for r in rows]
 
     async def game_ids(self, status: str) -> list[int]:
         rows = await self._rows(
@@ -663,14 +691,16 @@ class Tx:
         seed: str | None = None,
         start: str | None = None,
         snapshot: str | None = None,
+        thread_id: int = 0,
     ) -> int | None:
-        """A new lobby (no ``start``) or running game; ``None`` if the chat already
-        has an open one (the unique index refuses it, without failing the transaction)."""
+        """A new lobby (no ``start``) or running game; ``None`` if the chat's
+        topic already has an open one (the unique index refuses it,
+        without failing the transaction)."""
         value = await self._scalar(
             "INSERT INTO games (chat_id, status, creator_id, rules, previous_game_id, seed,"
-            " start, snapshot, version, created_at, updated_at, started_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $10)"
-            " ON CONFLICT (chat_id) WHERE status IN ('lobby', 'running') DO NOTHING"
+            " start, snapshot, version, created_at, updated_at, started_at, thread_id)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $10, $11)"
+            " ON CONFLICT (chat_id, thread_id) WHERE status IN ('lobby', 'running') DO NOTHING"
             " RETURNING game_id",
             chat_id,
             "lobby" if start is None else "running",
@@ -682,6 +712,7 @@ class Tx:
             snapshot,
             now,
             None if start is None else now,
+            thread_id,
         )
         return None if value is None else int(value)
 

@@ -37,7 +37,7 @@ BUSY_TIMEOUT_MS = 5000
 
 _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
-    " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at"
+    " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at, thread_id"
 )
 
 
@@ -161,8 +161,25 @@ async def _migrate_2(tx: Tx) -> None:
         await tx.execute(statement)
 
 
+_SCHEMA_3 = (
+    # The forum topic (message_thread_id) a game was opened in; 0 for a chat without
+    # topics or its General topic. Existing games keep 0: they were all opened there.
+    "ALTER TABLE games ADD COLUMN thread_id INTEGER NOT NULL DEFAULT 0",
+    # One open lobby or running game per topic, instead of per chat.
+    "DROP INDEX games_one_open_per_chat",
+    """CREATE UNIQUE INDEX games_one_open_per_topic ON games (chat_id, thread_id)
+        WHERE status IN ('lobby', 'running')""",
+)
+
+
+async def _migrate_3(tx: Tx) -> None:
+    """Forum topics: ``games.thread_id``, and the open-game rule per (chat, topic)."""
+    for statement in _SCHEMA_3:
+        await tx.execute(statement)
+
+
 #: Ordered: ``MIGRATIONS[k]`` takes a database from ``user_version`` k to k + 1.
-MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2, _migrate_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -617,14 +634,24 @@ class Tx:
         found = await self.row(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return None if found is None else GameRow(*found)
 
-    async def open_game_in_chat(self, chat_id: int) -> GameRow | None:
-        """The chat's open lobby or running game, if any (at most one exists)."""
+    async def open_game_in_chat(self, chat_id: int, thread_id: int = 0) -> GameRow | None:
+        """The open lobby or running game of the chat's topic (0: no topic), if any
+        (at most one exists per topic)."""
         found = await self.row(
             f"SELECT {_GAME_COLUMNS} FROM games"
-            " WHERE chat_id = ? AND status IN ('lobby', 'running')",
-            (chat_id,),
+            " WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'running')",
+            (chat_id, thread_id),
         )
         return None if found is None else GameRow(*found)
+
+    async def open_threads(self, chat_id: int) -> list[int]:
+        """The topics of the chat that have an open lobby or running game."""
+        rows = await self.rows(
+            "SELECT thread_id FROM games WHERE chat_id = ? AND status IN ('lobby', 'running')"
+            " ORDER BY thread_id",
+            (chat_id,),
+        )
+        return [int(r[0]) for r in rows]
 
     async def game_ids(self, status: str) -> list[int]:
         rows = await self.rows(
@@ -678,15 +705,16 @@ class Tx:
         seed: str | None = None,
         start: str | None = None,
         snapshot: str | None = None,
+        thread_id: int = 0,
     ) -> int | None:
-        """A new lobby (no ``start``) or running game; ``None`` if the chat already
-        has an open one (the unique index refuses it)."""
+        """A new lobby (no ``start``) or running game; ``None`` if the chat's
+        topic already has an open one (the unique index refuses it)."""
         status = "lobby" if start is None else "running"
         try:
             return await self._insert(
                 "INSERT INTO games (chat_id, status, creator_id, rules, previous_game_id, seed,"
-                " start, snapshot, version, created_at, updated_at, started_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                " start, snapshot, version, created_at, updated_at, started_at, thread_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
                 (
                     chat_id,
                     status,
@@ -699,6 +727,7 @@ class Tx:
                     now,
                     now,
                     None if start is None else now,
+                    thread_id,
                 ),
             )
         except sqlite3.IntegrityError as e:

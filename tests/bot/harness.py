@@ -132,6 +132,8 @@ class Table:
     _previous: int | None = None
     #: ``ended`` looks only at messages after this one (the next game of a series).
     since: int = 0
+    #: The forum topic of the group the table plays in (None: General / no topics).
+    topic: int | None = None
 
     async def _current(self, service: GameService, game_id: int) -> int:
         """The chat's running game, or ``game_id`` (the last one watched) if none."""
@@ -185,10 +187,13 @@ class Table:
                 )
 
     def bot_messages(self, chat: Chat) -> list[Message]:
+        """The bot's messages in ``chat``; in the group, only those in the table's topic."""
         return [
             m
             for m in self.server.messages(chat, include_deleted=False)
-            if m.sender.is_bot and m.text is not None
+            if m.sender.is_bot
+            and m.text is not None
+            and (chat is not self.group or m.topic == self.topic)
         ]
 
     def lobby(self) -> Message | None:
@@ -249,7 +254,7 @@ class Table:
         return first, second
 
     async def open_lobby(self) -> Message:
-        await self.users[0].send(self.group, "/newgame")
+        await self.users[0].send(self.group, "/newgame", topic=self.topic)
         await self.server.wait_for(lambda: self.lobby() is not None, 10, what="a lobby")
         lobby = self.lobby()
         assert lobby is not None

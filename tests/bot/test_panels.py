@@ -22,7 +22,14 @@ class Outbox:
         self.shown: list[tuple[int, str, Any, bool, int]] = []
 
     def show_later(
-        self, chat_id: int, slot: str, render: Any, *, notify: bool = False, priority: int = 0
+        self,
+        chat_id: int,
+        slot: str,
+        render: Any,
+        *,
+        notify: bool = False,
+        priority: int = 0,
+        thread: int = 0,
     ) -> None:
         self.shown.append((chat_id, slot, render, notify, priority))
 
@@ -35,6 +42,7 @@ class Outbox:
         *,
         notify: bool = False,
         priority: int = 0,
+        thread: int = 0,
     ) -> None:
         self.shown.append((chat_id, slot, lambda: (text, markup), notify, priority))
 
@@ -170,7 +178,9 @@ class ReleasingOutbox(Outbox):
     def forget(self, chat_id: int, slot: str) -> None:
         self.ids.pop((chat_id, slot), None)
 
-    def send(self, chat_id: int, text: str, markup: Any = None, *, priority: int = 0) -> None:
+    def send(
+        self, chat_id: int, text: str, markup: Any = None, *, priority: int = 0, thread: int = 0
+    ) -> None:
         self.sent.append(text)
 
 

@@ -421,9 +421,11 @@ def send_message(api: BotApi, p: Params) -> JSON:
         raise bad_request("message is too long")
     markup = api._markup(p)
     reply_to = api._reply_to(p, chat)
+    topic = _topic(p, chat)
     api._rate_limit(chat)
     message = api.server.post_bot_message(
         chat,
+        topic=topic,
         text=raw,
         plain_text=plain,
         entities=entities,
@@ -446,9 +448,11 @@ def send_document(api: BotApi, p: Params) -> JSON:
         raise bad_request("message caption is too long")
     markup = api._markup(p)
     reply_to = api._reply_to(p, chat)
+    topic = _topic(p, chat)
     api._rate_limit(chat)
     message = api.server.post_bot_message(
         chat,
+        topic=topic,
         text=raw or None,
         plain_text=plain or None,
         entities=entities,
@@ -459,6 +463,17 @@ def send_document(api: BotApi, p: Params) -> JSON:
         document=document,
     )
     return message.to_api()
+
+
+def _topic(p: Params, chat: Chat) -> int | None:
+    """The forum topic a new message goes to: ``message_thread_id``, which must name one
+    of the chat's topics (Telegram refuses any other); none for General."""
+    thread = p.get_int("message_thread_id")
+    if thread is None or thread == 0:
+        return None
+    if thread not in chat.topics:
+        raise bad_request("message thread not found")
+    return thread
 
 
 def _document(api: BotApi, p: Params) -> StoredFile:

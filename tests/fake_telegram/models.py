@@ -49,8 +49,16 @@ class User:
 
     # Async conveniences for "acting as this user"; each yields once to the event loop.
 
-    async def send(self, chat: Chat, text: str, *, reply_to: Message | None = None) -> Message:
-        message = self._server().send_message(self, chat, text, reply_to=reply_to)
+    async def send(
+        self,
+        chat: Chat,
+        text: str,
+        *,
+        reply_to: Message | None = None,
+        topic: int | None = None,
+    ) -> Message:
+        """Write in ``chat``; ``topic``: in that forum topic (see ``FakeTelegram.add_topic``)."""
+        message = self._server().send_message(self, chat, text, reply_to=reply_to, topic=topic)
         await asyncio.sleep(0)
         return message
 
@@ -160,6 +168,7 @@ class Message:
     history: list[MessageVersion] = field(default_factory=list)
     service: JSON = field(default_factory=dict)  # e.g. {"pinned_message": ...}
     sender_chat: Chat | None = None  # sent on behalf of a chat (a channel, an anonymous admin)
+    topic: int | None = None  # the forum topic it is in (message_thread_id); None: General
 
     @property
     def from_bot(self) -> bool:
@@ -217,8 +226,13 @@ class Message:
             data["edit_date"] = self.edit_date
         if self.reply_markup and "inline_keyboard" in self.reply_markup:
             data["reply_markup"] = self.reply_markup
+        if self.topic is not None:
+            data["message_thread_id"] = self.topic
+            data["is_topic_message"] = True
         if with_reply and self.reply_to is not None:
             data["reply_to_message"] = self.reply_to.to_api(with_reply=False)
+            if self.topic is None:  # a reply outside topics names its thread, as Telegram does
+                data["message_thread_id"] = self.reply_to.message_id
         data.update(self.service)
         return data
 
@@ -253,6 +267,7 @@ class Chat:
     last_action: str | None = None
     stats: RateStats = field(default_factory=RateStats)
     next_message_id: int = 1
+    topics: dict[int, str] = field(default_factory=dict)  # forum topics: thread id -> name
 
     @property
     def is_private(self) -> bool:
@@ -282,6 +297,8 @@ class Chat:
             )
         else:
             data["title"] = self.title
+            if self.topics:
+                data["is_forum"] = True
             if self.username:
                 data["username"] = self.username
         return data

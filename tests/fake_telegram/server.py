@@ -264,7 +264,13 @@ class FakeTelegram:
     # ------------------------------------------------------------------ acting as users
 
     def send_message(
-        self, user: User, chat: Chat, text: str, *, reply_to: Message | None = None
+        self,
+        user: User,
+        chat: Chat,
+        text: str,
+        *,
+        reply_to: Message | None = None,
+        topic: int | None = None,
     ) -> Message:
         """``user`` writes ``text`` in ``chat``; the bot gets it unless privacy mode hides it.
 
@@ -272,6 +278,8 @@ class FakeTelegram:
         it, as pressing "Restart" does). In groups ``user`` must be a member.
         """
         self._check_user_can_write(user, chat)
+        if topic is not None and topic not in chat.topics:
+            raise ValueError(f"chat {chat.id} has no topic {topic}")
         if chat.is_private:
             self._ensure_started(user)
         message = Message(
@@ -283,6 +291,7 @@ class FakeTelegram:
             plain_text=text,
             entities=command_entities(text),
             reply_to=reply_to,
+            topic=topic,
         )
         self._store(message)
         if self._bot_receives(chat, message):
@@ -527,6 +536,18 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ state changes
     # (called by the Bot API handlers)
+
+    def add_topic(self, chat: Chat, name: str) -> int:
+        """Open a forum topic in the group (which makes it a forum); its thread id is
+        the id of the topic's first (service) message, as in Telegram."""
+        thread = chat.allocate_message_id()
+        chat.topics[thread] = name
+        service = Message(
+            chat, thread, self._actor(chat), _now(), service={"forum_topic_created": {"name": name}}
+        )
+        service.topic = thread
+        chat.messages[thread] = service
+        return thread
 
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = Message(chat, chat.allocate_message_id(), self.bot, _now(), **fields)

@@ -138,6 +138,29 @@ async def test_send_and_edit_group_message(fake_telegram: FakeTelegram) -> None:
 
 
 @async_test
+async def test_forum_topics(fake_telegram: FakeTelegram) -> None:
+    tg = fake_telegram
+    ann = tg.add_user("Ann")
+    group = tg.add_group("Forum", [ann])
+    topic = tg.add_topic(group, "Durak")
+    asked = await ann.send(group, "/newgame", topic=topic)
+    assert asked.to_api()["message_thread_id"] == topic and asked.to_api()["is_topic_message"]
+    async with ptb_bot(tg) as bot:
+        sent = await bot.send_message(group.id, "in the topic", message_thread_id=topic)
+        assert sent.message_thread_id == topic and sent.is_topic_message
+        plain = await bot.send_message(group.id, "in General")
+        assert plain.message_thread_id is None
+        with pytest.raises(BadRequest, match="Message thread not found"):
+            await bot.send_message(group.id, "nowhere", message_thread_id=topic + 100)
+    assert tg.message(group, sent.message_id).topic == topic
+    assert tg.message(group, plain.message_id).topic is None
+    # A reply in General names a thread but is no topic message.
+    reply = await ann.send(group, "hi", reply_to=tg.message(group, plain.message_id))
+    assert reply.to_api()["message_thread_id"] == plain.message_id
+    assert "is_topic_message" not in reply.to_api()
+
+
+@async_test
 async def test_not_modified_and_deleted_messages(fake_telegram: FakeTelegram) -> None:
     tg = fake_telegram
     group = tg.add_group("Durak", [tg.add_user("Ann")])

@@ -85,7 +85,7 @@ def test_action_log_is_append_only(pg_db: str) -> None:
         'INSERT INTO actions VALUES (?, 9, 0, 0, \'{"do":"take"}\', 0)', pg_db, (game_id,)
     )
     # One open lobby or game per chat, even for a writer that skips the service.
-    assert "games_one_open_per_chat" in _error(
+    assert "games_one_open_per_topic" in _error(
         "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
         " VALUES (?, 'lobby', 1, '{}', 0, 0)",
         pg_db,
@@ -271,3 +271,38 @@ def test_the_store_outlives_a_server_restart(pg_db: str) -> None:
 
 
 POOL_TRIES = postgres.POOL_MAX + 1
+
+
+def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
+    """Migration 2 (forum topics): an existing open lobby is kept, in no topic, and
+    the one-open-game rule becomes one per (chat, topic)."""
+
+    async def schema_1() -> None:
+        store = await Store.open(pg_db)
+        await store.close()
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:1])
+        m.setattr(postgres, "SCHEMA_VERSION", 1)
+        run(schema_1())
+    db_execute(pg_db, "INSERT INTO chats (chat_id, updated_at) VALUES ($1, 1)", (CHAT,))
+    db_execute(
+        pg_db,
+        "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
+        " VALUES ($1, 'lobby', $2, '{}', 1, 1)",
+        (CHAT, user(0)),
+    )
+    db_execute(
+        pg_db,
+        "INSERT INTO seats (game_id, seat, user_id, name) SELECT game_id, 0, $1, 'Ann' FROM games",
+        (user(0),),
+    )
+
+    async def body(s: GameService) -> None:
+        kept = await s.lobby(CHAT)
+        assert kept is not None and kept.thread_id == 0 and len(kept.seats) == 1
+        other = await s.create_lobby(CHAT, user(1), "Bob", thread_id=7)
+        assert other.game_id != kept.game_id and other.thread_id == 7
+
+    with_service(pg_db, body)
+    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(2,)]

@@ -167,7 +167,11 @@ def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
 _V1_COLUMNS = {
     "chats": "chat_id, title, settings, updated_at",
     "users": "user_id, name, language, updated_at",
-    "games": "*",
+    "games": (
+        "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
+        " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at, started_at,"
+        " finished_at"
+    ),
     "seats": "game_id, seat, user_id, name, kind, level",
     "actions": "*",
     "tallies": "*",
@@ -254,7 +258,7 @@ def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         await step(s, running, random.Random(9), 5)
 
     with_service(path, upgraded)
-    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(2,)]
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(3,)]
     assert db_rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     columns = {r[1]: r for r in db_rows(path, "PRAGMA table_info(seats)")}
     assert columns["timeouts"][2:5] == ("INTEGER", 1, "0")  # type, not null, default
