@@ -35,7 +35,8 @@ async def finished_game(table: Table, app) -> tuple[int, dict]:
 
 
 def public_cards(record: dict) -> set[str]:
-    """Cards anyone at the table has seen face up: played, shown, or the trump card."""
+    """Cards anyone at the table has seen face up: played, shown, the trump card, or
+    trump change's second trump card once drawn."""
     start, end = game_from_record(record), replay(record)
     seen = set()
     for step in record["steps"]:
@@ -44,7 +45,8 @@ def public_cards(record: dict) -> set[str]:
             if key in step:
                 seen.add(step[key])
     for game in (start, end):
-        for card in (game.view(None).trump_card, game.view(None).opener_card):
+        public = game.view(None)
+        for card in (public.trump_card, public.opener_card, public.second_trump_card):
             if card is not None:
                 seen.add(str(card))
     return seen
