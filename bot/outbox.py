@@ -50,6 +50,8 @@ _NO_PREVIEW = {"is_disabled": True}
 warnings.filterwarnings("ignore", message=r"Please use 'Bot\.", category=PTBUserWarning)
 _NOT_MODIFIED = "message is not modified"
 _GONE = ("message to edit not found", "message can't be edited")
+#: A forum topic deleted (or closed to the bot) under a running game: its posts go to General.
+_TOPIC_GONE = ("message thread not found", "topic_deleted", "topic_closed")
 
 #: A keyboard: PTB's object, or the Bot API's JSON (bot/keyboards.py builds that).
 Markup = InlineKeyboardMarkup | dict[str, Any]
@@ -220,6 +222,7 @@ class Outbox:
         self._clock = clock
         self._chats: dict[int, _Chat] = {}
         self._ids: dict[tuple[int, str], int] = {}
+        self._gone_topics: set[tuple[int, int]] = set()  # (chat, thread) that refused a post
         self._releasing: set[tuple[int, str]] = set()  # drop the id once the slot is sent
         self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
         self._waiting: list[tuple[float, int]] = []  # (ready_at, chat id)
@@ -675,6 +678,8 @@ class Outbox:
             await self._delete_quietly(chat_id, previous)
 
     async def _post(self, chat_id: int, item: _Item) -> int:
+        if (chat_id, item.thread) in self._gone_topics:
+            item.thread = 0
         if item.document is not None:
             self._calling(item, "sendDocument", chat_id)
             name, content = item.document
@@ -760,6 +765,22 @@ class Outbox:
             )
         elif isinstance(exc, NetworkError) and not isinstance(exc, BadRequest):
             self._retry_network(chat, item, exc)
+        elif (
+            isinstance(exc, BadRequest)
+            and item.thread
+            and any(gone in exc.message.lower() for gone in _TOPIC_GONE)
+        ):
+            # the topic was deleted (or closed) under the game: the game goes on, its
+            # messages in General rather than nowhere
+            _LOGGER.info(
+                "chat %s: forum topic %s is gone (%s); posting in General",
+                chat.chat_id,
+                item.thread,
+                exc.message,
+            )
+            self._gone_topics.add((chat.chat_id, item.thread))
+            item.thread = 0
+            self._requeue(chat, item)
         elif isinstance(exc, TelegramError):
             name = type(exc).__name__
             _LOGGER.warning(

@@ -72,3 +72,30 @@ async def test_newgame_in_general_opens_its_own_lobby_beside_a_topics(
     topic_lobby = in_topic.lobby()
     assert topic_lobby is not None and "Player1" not in (topic_lobby.plain_text or "")
     assert all(m.topic is None for m in general.bot_messages(group))
+
+
+@async_test
+async def test_a_topic_deleted_under_a_running_game_moves_the_game_to_general(
+    make_fake_telegram: FakeTelegramFactory, tmp_path, errors
+):
+    """An admin deletes the topic (and its messages, the table among them) mid-game: the
+    game goes on, its table and end message in General instead of nowhere."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    users = [server.add_user(f"Player{i}", started=True) for i in range(2)]
+    group = server.add_group("Forum", users, admins=[users[0]])
+    topic = server.add_topic(group, "Durak")
+    table = Table(server, group, users, random.Random(3), topic=topic)
+    async with running_bot(server, tmp_path / "durak.sqlite3") as app:
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        await durak_of(app).outbox.idle(10)
+        server.delete_topic(group, topic)
+        table.topic = None  # what the players now see is in General
+        await table.play_to_the_end()
+        await durak_of(app).outbox.idle(10)
+        (game,) = await durak_of(app).service.recent_games(group.id)
+        assert game.status == "finished"
+    in_general = [m for m in server.messages(group, include_deleted=False) if m.sender.is_bot]
+    assert in_general and all(m.topic is None for m in in_general)
+    assert table.ended() is not None  # the end message reached the group

@@ -549,6 +549,14 @@ class FakeTelegram:
         chat.messages[thread] = service
         return thread
 
+    def delete_topic(self, chat: Chat, thread: int) -> None:
+        """Delete a forum topic with every message in it, as an admin can: posting
+        to it is then refused ("message thread not found"), editing its messages too."""
+        del chat.topics[thread]
+        for message in chat.messages.values():
+            if message.topic == thread:
+                self.mark_deleted(message)
+
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = Message(chat, chat.allocate_message_id(), self.bot, _now(), **fields)
         self._store(message)
