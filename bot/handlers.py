@@ -24,7 +24,7 @@ from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSetting
 from durak.view import PileView
 
 from . import callbacks as cb
-from . import games_menu, games_text, keyboards, render, topics
+from . import events, games_menu, games_text, keyboards, render, topics
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -688,7 +688,10 @@ class Handlers:
 
     async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
         title = await self.presenter.titles.get(info.chat_id)
-        return render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
+        story = events.story(info.game_id, info.game) if info.game is not None else None
+        return render.Table(
+            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+        )
 
     async def _play(
         self,
