@@ -223,3 +223,113 @@ async def test_a_creator_who_never_opened_the_bot_gets_his_cards(
     said = " ".join(server.texts_ever_shown(group))
     assert "open a private chat with me and press Start" not in said
     assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+# ---- the log's story, exactly (bot.events) ----------------------------------------------
+
+
+def _bout_to(game, end: str) -> None:
+    """Play one bout: the attacker opens with one card; the defender takes (``took``)
+    or covers it (``beaten``); everyone else passes."""
+    from durak import Attack, Defend, Pass, Take
+
+    view = game.view(None)
+    attacker, defender = view.attacker, view.defender
+    opening = next(a for a in game.legal_actions(attacker) if isinstance(a, Attack))
+    game.apply(attacker, Attack(opening.cards[:1]))
+    if end == "took":
+        game.apply(defender, Take())
+    else:
+        cover = next(a for a in game.legal_actions(defender) if isinstance(a, Defend))
+        game.apply(defender, cover)
+    while game.view(None).table:
+        seat = next(s for s in game.actors() if Pass() in game.legal_actions(s))
+        game.apply(seat, Pass())
+
+
+def _coverable(seed: int) -> bool:
+    from durak import Attack, Defend, Game, Rules
+
+    game = Game.from_seed(Rules(), ["Anna", "Boris"], seed)
+    view = game.view(None)
+    opening = next(a for a in game.legal_actions(view.attacker) if isinstance(a, Attack))
+    game.apply(view.attacker, Attack(opening.cards[:1]))
+    return any(isinstance(a, Defend) for a in game.legal_actions(view.defender))
+
+
+def test_the_story_counts_what_was_taken_and_discarded_and_survives_a_restart():
+    from bot import events
+    from durak import Game, Rules
+    from durak.games.base import restore
+
+    seed = next(s for s in range(100) if _coverable(s))
+    game = Game.from_seed(Rules(), ["Anna", "Boris"], seed)
+    assert events.story(901, game).last is None  # nothing happened yet
+    defender = game.view(None).defender
+    _bout_to(game, "beaten")
+    last = events.story(901, game).last
+    assert last == events.Event(events.BEATEN_OFF, None, 2)
+    assert game.view(None).discard == 2
+    taker = game.view(None).defender
+    before = game.view(None).seats[taker].cards
+    _bout_to(game, "took")
+    last = events.story(901, game).last
+    assert last == events.Event(events.TOOK, taker, 1)
+    assert game.view(None).seats[taker].cards == before + 1  # the defender draws nothing
+    assert defender is not None
+    # a restart: the game restored from its snapshot tells the same story
+    events.forget(901)
+    again = restore(game.snapshot())
+    assert events.story(902, again) == events.story(901, game)
+
+
+def test_a_transfer_and_going_out_are_events():
+    from bot import events
+    from durak import Game, Rules, Transfer
+
+    rules = Rules(transfer=True)
+    for seed in range(200):
+        game = Game.from_seed(rules, ["Anna", "Boris", "Clara"], seed)
+        rng = random.Random(seed)
+        seen: set[str | None] = set()
+        while not game.over:
+            seat, legal = rng.choice(game.legal_by_seat())
+            transfers = [a for a in legal if isinstance(a, Transfer)]
+            action = transfers[0] if transfers else rng.choice(list(legal))
+            before = game.view(None)
+            game.apply(seat, action)
+            story = events.story(903, game)
+            if transfers:
+                assert story.last == events.Event(
+                    events.TRANSFERRED, seat, to=game.view(None).defender, out=story.last.out
+                )
+                assert story.last.to != before.defender
+            seen.add(story.last.kind if story.last else None)
+        out = [s.seat for s in game.view(None).seats if s.out]
+        assert sorted(story.out_order) == sorted(out)
+        events.forget(903)
+        if events.TRANSFERRED in seen:
+            return
+    raise AssertionError("no game with a transfer")
+
+
+def test_pile_games_tell_takes_and_going_out_and_never_crash():
+    from bot import events
+    from durak import Game, Rules, Take
+
+    for game_name in ("own_trumps", "piled", "road"):
+        rules = Rules(game=game_name)
+        game = Game.from_seed(rules, ["Anna", "Boris", "Clara"], 11)
+        rng = random.Random(11)
+        while not game.over:
+            seat, legal = rng.choice(game.legal_by_seat())
+            action = rng.choice(list(legal))
+            cost = game.view(None).take_cost
+            game.apply(seat, action)
+            story = events.story(904, game)
+            if isinstance(action, Take):
+                assert story.last is not None and story.last.kind == events.TOOK
+                assert (story.last.seat, story.last.count) == (seat, cost)
+        out = [s.seat for s in game.view(None).seats if s.out]
+        assert sorted(story.out_order) == sorted(out)
+        events.forget(904)
