@@ -451,7 +451,8 @@ class Presenter:
         reason = view.end_reason if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]
-            if game is not None:
+            scored = info.ending is None or info.ending.reason != "cancelled"
+            if game is not None and scored:
                 order = render.out_order_line(
                     info.seats, events.story(info.game_id, game).out_order
                 )
@@ -460,9 +461,10 @@ class Presenter:
             match = view.match if isinstance(view, View) else None
             if match is not None:
                 lines += render.match_lines(match)
-            series = render.series_line(await self._tallies(info))
-            if series and following is None:
-                lines.append(series)
+            if following is None and scored:
+                series = render.series_line(await self._tallies(info))
+                if series:
+                    lines.append(series)
             if following is not None:
                 lines.append(_("The next deal follows."))
             self.outbox.send(
@@ -478,3 +480,4 @@ class Presenter:
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
+        events.forget(info.game_id)  # bounded memory: its story is told
