@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from durak import Game, View
-from durak.actions import Action, Attack, Defend, ShowTrump, Take, Transfer
+from durak.actions import Action, Attack, Defend, ReturnCard, ShowTrump, Take, Transfer
 from durak.view import PileView
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,8 @@ def step_event(before: View | PileView, seat: int, action: Action, after: View |
         return Event(None, out=out)
     if isinstance(action, Transfer | ShowTrump):
         return Event(TRANSFERRED, seat, to=after.defender, out=out)
+    if isinstance(action, ReturnCard):  # the cards go back to the attacker: no pick-up
+        return Event(None, out=out)
     if not after.table and (before.table or _added(action)):  # the bout ended
         on_table = _cards_on(before) + _added(action)
         discarded = max(0, after.discard - before.discard)

@@ -333,3 +333,24 @@ def test_pile_games_tell_takes_and_going_out_and_never_crash():
         out = [s.seat for s in game.view(None).seats if s.out]
         assert sorted(story.out_order) == sorted(out)
         events.forget(904)
+
+
+def test_a_returned_card_is_no_pick_up():
+    """return_last_card: the attack cards go back to the attacker; nobody took them."""
+    from bot import events
+    from durak import Game, ReturnCard, Rules
+
+    for seed in range(300):
+        game = Game.from_seed(Rules(return_last_card=True), ["Anna", "Boris"], seed)
+        rng = random.Random(seed)
+        while not game.over:
+            seat, legal = rng.choice(game.legal_by_seat())
+            returns = [a for a in legal if isinstance(a, ReturnCard)]
+            earlier = events.story(905, game).last
+            game.apply(seat, returns[0] if returns else rng.choice(list(legal)))
+            if returns:
+                assert events.story(905, game).last == earlier  # no new event line
+                events.forget(905)
+                return
+        events.forget(905)
+    raise AssertionError("no game with a return")
