@@ -87,7 +87,11 @@ async def test_the_table_shows_each_event_and_the_end_message_tells_the_story(
     out = [m for t in shown for m in OUT.finditer(t)]
     assert took and all(m[1] in names and 1 <= int(m[2]) <= 36 for m in took)
     assert beaten and all(int(m[1]) % 2 == 0 and int(m[1]) >= 2 for m in beaten)
-    assert transferred and all(m[1] != m[2] for m in transferred)
+    # the new defender's panel, rendered while the game waits on him, shows the
+    # transfer; a game whose random taps made none has nothing to show
+    made = [x for x in record["steps"] if x.get("do") in ("transfer", "show_trump")]
+    assert bool(transferred) == bool(made), (len(made), len(transferred))
+    assert all(m[1] != m[2] for m in transferred)
     assert out
     # the opener line says what happened, and goes away after the first bout
     assert "opened" in first and "↪" not in first
