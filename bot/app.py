@@ -22,9 +22,9 @@ from telegram.ext import (
 
 from durak.service import GameService
 from durak.service_errors import ServiceError
-from durak.service_types import RUNNING
+from durak.service_types import RUNNING, GameInfo
 
-from . import render
+from . import keyboards, render
 from .ai import HARD_BUDGET_MS, AiPlayers
 from .config import Config
 from .handlers import Handlers
@@ -251,18 +251,24 @@ class DurakBot:
             name = info.seats[seat].name if seat is not None else str(chat_id)
             assert self.langs is not None
             with language(await self.langs.of_group(info.chat_id, info.creator_id)):
-                self._warn_blocked(info.chat_id, name)
+                self._warn_blocked(info, name)
 
-    def _warn_blocked(self, chat_id: int, name: str) -> None:
-        assert self.outbox is not None
+    def _warn_blocked(self, info: GameInfo, name: str) -> None:
+        """Once per game and player: one button that opens the private chat; its Start
+        delivers his panel (the deep link of "My cards"), so the table need not wait on
+        him finding it (issue 11 item 9)."""
+        assert self.outbox is not None and self.presenter is not None
+        username = self.presenter.username
         self.outbox.send(
-            chat_id,
+            info.chat_id,
             "⚠️ "
             + _(
-                "{name} cannot get their cards: they blocked me or never opened our chat."
-                " {name}, open a private chat with me and press Start."
+                "{name} cannot get their cards: I may not write to them until they open"
+                " our private chat. {name}, tap the button below and press Start there."
             ).format(name=render.esc(name)),
+            keyboards.my_cards(username, info.game_id, name),
             priority=2,
+            thread=info.thread_id,
         )
 
 

@@ -24,7 +24,7 @@ from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSetting
 from durak.view import PileView
 
 from . import callbacks as cb
-from . import games_menu, games_text, keyboards, render, topics
+from . import events, games_menu, games_text, keyboards, render, topics
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -47,12 +47,14 @@ def display_name(user: User) -> str:
     return (name or user.username or f"player {user.id}")[:48]
 
 
-def group_link(chat_id: int, message_id: int | None) -> str | None:
-    """A t.me link into a supergroup (members can open it); None for other chats."""
+def group_link(chat_id: int, message_id: int | None, topic: int = 0) -> str | None:
+    """A t.me link into a supergroup (members can open it), into the forum topic
+    ``topic`` if not 0; None for other chats (a basic group has no message links)."""
     text = str(chat_id)
     if not text.startswith("-100") or message_id is None:
         return None
-    return f"https://t.me/c/{text[4:]}/{message_id}"
+    where = f"{topic}/" if topic else ""
+    return f"https://t.me/c/{text[4:]}/{where}{message_id}"
 
 
 Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
@@ -180,8 +182,7 @@ class Handlers:
             await self.presenter.lobby(open_now, repost=True)
             return
         if open_now is not None:
-            self.reply(chat.id, render.refusal("game_running"))
-            await self.presenter.game(open_now.game_id, open_now)
+            self._to_the_table(open_now)
             return
         rules = None
         if context.args:  # /newgame road: that game, for this lobby only
@@ -199,6 +200,26 @@ class Handlers:
             self.reply(chat.id, render.refusal(e.code))
             return
         await self.presenter.lobby(info)
+
+    def _to_the_table(self, info: GameInfo) -> None:
+        """``/newgame`` while a game runs: no second game, a link to the table (a
+        supergroup's message link, in its topic), sent as a reply to the table so that
+        a basic group, which has no message links, can jump to it too."""
+        table = self.outbox.message_id(info.chat_id, slot("table", info.game_id))
+        table = table or info.message("table", info.chat_id)
+        text = render.refusal("game_running")
+        link = group_link(info.chat_id, table, info.thread_id)
+        if link:
+            text += " " + _('<a href="{link}">To the table</a>').format(link=link)
+        elif table is not None:
+            text += " " + _("The table is the message this answers.")
+        self.outbox.send(
+            info.chat_id,
+            text,
+            priority=PRIORITY_REPLY,
+            thread=info.thread_id,
+            reply_to=table or 0,
+        )
 
     async def start(self, update: Update, context: Context) -> None:
         """``/start`` in private: plain, ``j<game>`` (join a lobby) or ``g<game>`` (my cards)."""
@@ -222,7 +243,7 @@ class Handlers:
             if info is None or info.seat_of(user.id) is None:
                 self.reply(chat.id, render.refusal("not_in_game"))
             else:
-                await self.presenter.panel(info, user.id, notify=True)
+                await self._seated_start(info, user.id)
         else:  # no game: what the bot is, and the way into a group
             markup = keyboards.add_to_group(self.presenter.username)
             self.reply(chat.id, render.welcome_text() + "\n\n" + render.help_text(), markup)
@@ -230,6 +251,9 @@ class Handlers:
     async def _join_from_private(self, user: User, game_id: int) -> None:
         try:
             lobby = await self.service.game(game_id)
+            if lobby.seat_of(user.id) is not None:  # seated already (the creator, say)
+                await self._seated_start(lobby, user.id)
+                return
             if lobby.status != LOBBY:
                 raise NoLobby("not a lobby")
             info = await self.service.join(
@@ -239,6 +263,16 @@ class Handlers:
             self.reply(user.id, render.refusal(e.code))
             return
         await self._joined(info, user.id)
+
+    async def _seated_start(self, info: GameInfo, user_id: int) -> None:
+        """Start from a deep link by a seated player: his panel once the game runs; in
+        the lobby, that his cards will come here (the chat exists now)."""
+        if info.status == LOBBY:
+            title = await self.presenter.titles.get(info.chat_id)
+            text = _("You are in the game in {group}. Your cards will arrive here.")
+            self.reply(user_id, text.format(group=render.esc(title)))
+        else:
+            await self.presenter.panel(info, user_id, notify=True)
 
     async def _joined(self, info: GameInfo, user_id: int) -> None:
         title = await self.presenter.titles.get(info.chat_id)
@@ -513,7 +547,7 @@ class Handlers:
         if data.kind == "c" and message is not None and message.chat.type == ChatType.PRIVATE:
             # own trumps: the chooser's private message carries the free suits too
             chosen = await self.service.game(data.game_id)
-            return await self._suit(chosen.chat_id, data.game_id, user, data.suit or "")
+            return await self._suit(context, chosen.chat_id, data.game_id, user, data.suit or "")
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
@@ -524,7 +558,7 @@ class Handlers:
         if data.kind == "h":
             return await self._record(chat.id, data.game_id)
         if data.kind == "c":
-            return await self._suit(chat.id, data.game_id, user, data.suit or "")
+            return await self._suit(context, chat.id, data.game_id, user, data.suit or "")
         if data.kind == "r":
             if (await self.service.game(data.game_id)).status == CANCELLED:
                 # the service's not_allowed would say "only the creator or an admin"
@@ -561,14 +595,36 @@ class Handlers:
             await self.presenter.changed(info)
             return {"text": _("Choose your suits, in turn.")}
         await self._dealt(info)
+        return await self._dealt_answer(context, info, user.id)
+
+    async def _dealt_answer(self, context: Context, info: GameInfo, user_id: int) -> dict[str, Any]:
+        """The presser's answer to a deal: "your cards are in our private chat" only if
+        that chat exists; for a player the bot cannot write to (he never opened it), the
+        answer opens it, and its Start delivers his panel (issue 11 item 9)."""
+        if info.seat_of(user_id) is not None and not await self._reachable(context, user_id):
+            return {"url": keyboards.deep_link(self.presenter.username, f"g{info.game_id}")}
+        if info.seat_of(user_id) is None:
+            return {"text": _("Dealt!")}
         return {"text": _("Dealt! Your cards are in our private chat.")}
+
+    async def _reachable(self, context: Context, user_id: int) -> bool:
+        """Whether the bot may write to ``user_id`` (a 403 means never started or blocked)."""
+        try:
+            await context.bot.send_chat_action(user_id, "typing")
+        except Forbidden:
+            return False
+        except TelegramError:
+            pass
+        return True
 
     async def _dealt(self, info: GameInfo) -> None:
         names = ", ".join(render.player(s) for s in info.seats)
         await self.presenter.lobby(info, note=N_("The game started: {names}."), names=names)
         await self.presenter.changed(info)
 
-    async def _suit(self, chat_id: int, game_id: int, user: User, suit: str) -> dict[str, Any]:
+    async def _suit(
+        self, context: Context, chat_id: int, game_id: int, user: User, suit: str
+    ) -> dict[str, Any]:
         """Own trumps in the lobby: the player whose turn it is takes a free suit."""
         info = await self.service.game(game_id)
         if info.chat_id != chat_id:
@@ -576,7 +632,7 @@ class Handlers:
         info = await self.service.choose_suit(game_id, user.id, suit)
         if info.status == RUNNING:
             await self._dealt(info)
-            return {"text": _("Dealt! Your cards are in our private chat.")}
+            return await self._dealt_answer(context, info, user.id)
         await self.presenter.changed(info)
         return {"text": _("Your trump: {suit}").format(suit=render.SUIT_NAMES[suit])}
 
@@ -688,7 +744,10 @@ class Handlers:
 
     async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
         title = await self.presenter.titles.get(info.chat_id)
-        return render.Table(info.game_id, info.version, title, info.seats, view, info.ending)
+        story = events.story(info.game_id, info.game) if info.game is not None else None
+        return render.Table(
+            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+        )
 
     async def _play(
         self,

@@ -80,6 +80,13 @@ def table(bot_username: str, game_id: int, over: bool) -> Markup:
     return markup([[button("🃏 " + _("My cards"), url=url)]])
 
 
+def my_cards(bot_username: str, game_id: int, name: str) -> Markup:
+    """The group's one button for a player the bot cannot write to: it opens the private
+    chat, whose Start delivers his panel (the same deep link as "My cards")."""
+    url = deep_link(bot_username, f"g{game_id}")
+    return markup([[button("🃏 " + _("{name}: get my cards").format(name=name), url=url)]])
+
+
 def playable(view: View | PileView) -> set[Card]:
     """The cards of the hand that some legal action plays or shows."""
     out: set[Card] = set()

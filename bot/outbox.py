@@ -151,6 +151,7 @@ class _Item:
     queued_at: float = 0.0  # when its content was first shown: what it waits since
     method: str = ""  # the Bot API method last tried (for the metrics of a failure)
     thread: int = 0  # the forum topic a new message goes to (message_thread_id); 0: none
+    reply_to: int = 0  # a new message answers this message of the chat (0: none)
 
     @property
     def label(self) -> str:
@@ -339,12 +340,15 @@ class Outbox:
         *,
         priority: int = 0,
         thread: int = 0,
+        reply_to: int = 0,
     ) -> None:
-        """Queue a one-off new message (to the forum topic ``thread``, 0: none), delivered
-        in order with the chat's other items: pacing is per chat, as Telegram limits a group."""
+        """Queue a one-off new message (to the forum topic ``thread``, 0: none; as an
+        answer to message ``reply_to``, 0: none), delivered in order with the chat's
+        other items: pacing is per chat, as Telegram limits a group."""
         chat = self._chat(chat_id)
         item = _Item(next(self._seq), None, text, markup, False, priority, queued_at=self._clock())
         item.thread = thread
+        item.reply_to = reply_to
         self._enqueue(chat, item)
         self._reschedule(chat)
 
@@ -694,6 +698,11 @@ class Outbox:
         params = _message_params(chat_id, item)
         if item.thread:  # edits need no thread: the message is already in its topic
             params["message_thread_id"] = item.thread
+        if item.reply_to:  # a reply that outlives its message (the table may be gone)
+            params["reply_parameters"] = {
+                "message_id": item.reply_to,
+                "allow_sending_without_reply": True,
+            }
         if item.slot is not None and not item.notify and chat_id > 0:
             # a private panel posted only because it has no message yet (or lost it):
             # nothing he must act on, so no notification (issue 11)

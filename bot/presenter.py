@@ -15,10 +15,10 @@ from telegram.error import TelegramError
 
 from durak import Game, View
 from durak.service import GameService
-from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo
+from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, Tally
 from durak.view import PileView
 
-from . import keyboards, render
+from . import events, keyboards, render
 from .i18n import _, language
 from .languages import Languages
 from .outbox import Outbox
@@ -427,7 +427,19 @@ class Presenter:
         version = max(info.version, public.moves)
         left = self.timers.left(info.game_id, version) if self.timers is not None else None
         title = await self.titles.get(info.chat_id)
-        return render.Table(info.game_id, version, title, info.seats, public, info.ending, left)
+        story = events.story(info.game_id, game)
+        return render.Table(
+            info.game_id, version, title, info.seats, public, info.ending, left, story
+        )
+
+    async def _tallies(self, info: GameInfo) -> list[Tally]:
+        """The group's tally of each human player of this game, in seat order."""
+        found = []
+        for seat in info.seats:
+            if not seat.is_ai:
+                tally = await self.service.tally(info.chat_id, seat.user_id)
+                found.append(replace(tally, name=tally.name or seat.name))
+        return found
 
     async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:
         """The group hears who is the durak, with a Play again button; a sprint deal
@@ -439,9 +451,20 @@ class Presenter:
         reason = view.end_reason if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]
+            scored = info.ending is None or info.ending.reason != "cancelled"
+            if game is not None and scored:
+                order = render.out_order_line(
+                    info.seats, events.story(info.game_id, game).out_order
+                )
+                if order:
+                    lines.append(order)
             match = view.match if isinstance(view, View) else None
             if match is not None:
                 lines += render.match_lines(match)
+            if following is None and scored:
+                series = render.series_line(await self._tallies(info))
+                if series:
+                    lines.append(series)
             if following is not None:
                 lines.append(_("The next deal follows."))
             self.outbox.send(
@@ -457,3 +480,4 @@ class Presenter:
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
+        events.forget(info.game_id)  # bounded memory: its story is told

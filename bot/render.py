@@ -18,6 +18,7 @@ from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
 from . import games_text
+from .events import BEATEN_OFF, TOOK, TRANSFERRED, Story
 from .i18n import N_, _, current, n_
 
 SUIT_NAMES = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -45,6 +46,8 @@ class Table:
     view: View | PileView
     ending: Ending | None = None
     seconds_left: int | None = None
+    #: What the game's log says happened (the last event, the order of going out).
+    story: Story | None = None
 
 
 def esc(text: str) -> str:
@@ -164,6 +167,61 @@ def _seat_line(t: Table, s: int) -> str:
         team = " [" + ("A" if info.team == 0 else "B") + "]"
     you = " " + _("(you)") if v.seat == s else ""
     return f"{s + 1}. {player(t.seats[s])}{team}{you}: {state}{mark}"
+
+
+def last_event(t: Table) -> str | None:
+    """The table's last event in one line ("Boris took 3 cards · Anna is out: no cards
+    left"), from the game's log (``bot.events``); ``None`` before anything happened.
+    Counts and names only: never a card of a hand."""
+    e = t.story.last if t.story is not None else None
+    if e is None:
+        return None
+    parts = []
+    if e.kind == TOOK and e.seat is not None:
+        parts.append(
+            n_("{name} took {n} card", "{name} took {n} cards", e.count).format(
+                name=player(t.seats[e.seat]), n=e.count
+            )
+        )
+    elif e.kind == BEATEN_OFF:
+        parts.append(
+            n_(
+                "Beaten off: {n} card to the discard",
+                "Beaten off: {n} cards to the discard",
+                e.count,
+            ).format(n=e.count)
+        )
+    elif e.kind == TRANSFERRED and e.seat is not None and e.to is not None:
+        parts.append(
+            _("{name} transferred to {to}").format(
+                name=player(t.seats[e.seat]), to=player(t.seats[e.to])
+            )
+        )
+    if e.out:
+        names = ", ".join(player(t.seats[s]) for s in e.out)
+        parts.append(
+            n_(
+                "{names} is out: no cards left", "{names} are out: no cards left", len(e.out)
+            ).format(names=names)
+        )
+    return "↪ " + " · ".join(parts) if parts else None
+
+
+def out_order_line(seats: Sequence[Seat], order: Sequence[int]) -> str:
+    """The end message: who went out, in order ("Out in this order: 1. Anna, 2. Clara")."""
+    if not order:
+        return ""
+    ranked = ", ".join(f"{k}. {player(seats[s])}" for k, s in enumerate(order, 1))
+    return _("Out in this order: {ranked}").format(ranked=ranked)
+
+
+def series_line(tallies: Sequence[Tally]) -> str:
+    """The end message: the group's series score, each player's times as the durak
+    in this chat (the tally /stats shows)."""
+    if not tallies:
+        return ""
+    score = " · ".join(f"{esc(x.name or str(x.user_id))} {x.losses}" for x in tallies)
+    return _("Series in this group (times the durak): {score}").format(score=score)
 
 
 def waiting_line(t: Table) -> str:
@@ -298,9 +356,12 @@ def table_text(t: Table) -> str:
         lines.append(_("Last discarded: {cards}").format(cards=_pairs(v.last_discard)))
     lines.append("")
     lines += [_seat_line(t, s) for s in range(len(v.seats))]
-    opening = _opening(t)
+    opening = _opening(t) if v.first_bout else ""  # said once: gone after the first bout
     if opening:
         lines += ["", opening]
+    event = last_event(t)
+    if event:
+        lines += ["", event]
     if v.outcome is not None or t.ending is not None:
         end = outcome_line(t.seats, v.outcome, t.ending, v.end_reason)
         lines += ["", "🏁 <b>" + end + "</b>"]
@@ -440,6 +501,9 @@ def pile_table_text(t: Table) -> str:
     lines = [head, *_pile_trump_lines(v), ""]
     lines += [_pile_seat_line(t, s) for s in range(len(v.seats))]
     lines += ["", *pile_lines(v)]
+    event = last_event(t)
+    if event:
+        lines += ["", event]
     if v.outcome is not None or t.ending is not None:
         lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
         return "\n".join(lines)
