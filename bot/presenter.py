@@ -197,14 +197,14 @@ class Presenter:
                 self.timers.cancel(info.game_id)
             await self.changed(following)
             return
+        if self.timers is not None and info.status == RUNNING:
+            # first, so the table shows the new turn's clock from its start (issue 11)
+            await self.timers.arm(info)
         await self.game(info.game_id, info)
         if finished or (info.status != RUNNING and info.ending is not None):
             await self.ended(info)
-        if self.timers is not None:
-            if info.status == RUNNING:
-                await self.timers.arm(info)
-            else:
-                self.timers.forget(info.game_id)
+        if self.timers is not None and info.status != RUNNING:
+            self.timers.forget(info.game_id)
 
     def resumed(self, info: GameInfo) -> None:
         """After a restart: the panels on screen are the newest (their ids were stored and
@@ -332,7 +332,9 @@ class Presenter:
             key = (game_id, seat.seat)
             mine = game.view(seat.seat)
             shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
-            notify = not over and self._notify(key, role(public, seat.seat), bout)
+            # away: the AI plays his seat, nothing asks anything of him (issue 11)
+            waits = None if seat.away else role(public, seat.seat)
+            notify = not over and self._notify(key, waits, bout)
             if not notify and self._shown.get(key) == shows:
                 continue  # his panel would read the same: no edit (issue 12)
             self._shown[key] = shows
@@ -427,7 +429,10 @@ class Presenter:
         version = max(info.version, public.moves)
         left = self.timers.left(info.game_id, version) if self.timers is not None else None
         title = await self.titles.get(info.chat_id)
-        return render.Table(info.game_id, version, title, info.seats, public, info.ending, left)
+        timeouts = self.timers.timeouts(info.game_id, version) if self.timers is not None else ()
+        return render.Table(
+            info.game_id, version, title, info.seats, public, info.ending, left, timeouts
+        )
 
     async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:
         """The group hears who is the durak, with a Play again button; a sprint deal

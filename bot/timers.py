@@ -7,6 +7,10 @@ survive a restart. A player who timed out three decisions in a row is away: the
 bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
 
+The last timeouts are kept (in memory) for the table's line "Clara ran out of
+time: passed": until a person moves, i.e. while only stand-ins (AI and away
+seats) moved after them.
+
 A clock must never die with a failed write (a full disk for two seconds): storing a
 deadline is best effort (the clock runs in memory anyway), and a sweep re-arms every
 running game found without a live clock.
@@ -70,6 +74,8 @@ class TurnTimers:
         self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
         self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
         self._unclocked: dict[int, int] = {}  # game -> version that needs no clock (no limit)
+        #: game -> (the version they led to, ((seat, what the bot did), ...)): the last timeouts
+        self._timeouts: dict[int, tuple[int, tuple[tuple[int, str], ...]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -79,6 +85,14 @@ class TurnTimers:
         if found is None or found[0] != version:
             return None
         return max(0, math.ceil((found[1] - self._clock()) / self._scale))
+
+    def timeouts(self, game_id: int, version: int) -> tuple[tuple[int, str], ...]:
+        """Who ran out of time and what the bot did for him (``Action.step()``'s
+        ``do``), if no person has moved since (``version`` is the table shown)."""
+        found = self._timeouts.get(game_id)
+        if found is None or found[0] != version:
+            return ()
+        return found[1]
 
     def cancel(self, game_id: int) -> None:
         task = self._tasks.pop(game_id, None)
@@ -91,6 +105,7 @@ class TurnTimers:
         """A game ended: drop everything kept for it (bounded memory)."""
         self.cancel(game_id)
         self._armed.pop(game_id, None)
+        self._timeouts.pop(game_id, None)
 
     def has_clock(self, info: GameInfo) -> bool:
         """Whether the game's current version is looked after: a clock task is alive,
@@ -255,10 +270,14 @@ class TurnTimers:
             return
         seats = [s for s in game.timeout_seats() if s in seats]
         finished = False
+        timed: list[tuple[int, str]] = []
+        kept = self._timeouts.get(game_id)
         for seat in seats:
             if not game.legal_actions(seat):
                 continue
             player = info.seats[seat]
+            if not timed_out and not (player.is_ai or player.away):
+                continue  # he came back (pressed a button) while the stand-in paused
             action = fallback_action(game, seat)
             if self._decide is not None and (player.is_ai or player.away):
                 action = await self._decide(info, seat)
@@ -272,8 +291,14 @@ class TurnTimers:
             finished = result.finished
             if timed_out and not player.is_ai:
                 await self._service.record_timeout(game_id, seat)
+                timed.append((seat, str(action.step().get("do", ""))))
             info = await self._service.game(game_id)
             game = info.game
+            if timed:
+                self._timeouts[game_id] = (info.version, tuple(timed))
+            elif kept is not None and kept[0] == version:  # a stand-in moved after them
+                kept = (info.version, kept[1])
+                self._timeouts[game_id] = kept
             if finished or game is None:
                 break
         await self._changed(info, finished)  # re-arms (this task counts as live till then)
