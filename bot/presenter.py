@@ -174,6 +174,8 @@ class Presenter:
         self._waited: dict[tuple[int, int], bool] = {}
         #: game: (bout as last seen, a count of the bouts seen): names the bout a wait is in.
         self._bouts: dict[int, tuple[tuple[object, ...], bool, int]] = {}
+        #: game: (the version its last timeouts led to, the bout they were first shown in)
+        self._timed_out: dict[int, tuple[int, int]] = {}
         #: own trumps: the (game, user) told to choose his suit.
         self._choosers: set[tuple[int, int]] = set()
 
@@ -307,7 +309,8 @@ class Presenter:
         if game is None:
             return
         over = info.status != RUNNING
-        shown = await self._table(info, game)
+        bout = self._bout(game_id, game.view(None))
+        shown = await self._table(info, game, self._timeouts_for(game_id, bout))
         public = shown.view
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
@@ -325,7 +328,6 @@ class Presenter:
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
-        bout = self._bout(game_id, public)
         for seat in info.seats:
             if seat.is_ai:
                 continue
@@ -358,6 +360,20 @@ class Presenter:
                 if not seat.is_ai:
                     self.outbox.release(seat.user_id, slot("panel", game_id))
             self._forget(game_id, info)
+
+    def _timeouts_for(self, game_id: int, bout: int) -> tuple[tuple[int, str], ...]:
+        """The last timeouts, shown for the rest of their bout and the next one: a
+        defender's timeout (a take) ends its bout, and the group, whose table is edited
+        about every 3 s, must still get to read it (RULES-NOTES.md)."""
+        found = self.timers.last_timeouts(game_id) if self.timers is not None else None
+        if found is None:
+            return ()
+        version, entries = found
+        seen = self._timed_out.get(game_id)
+        if seen is None or seen[0] != version:
+            seen = (version, bout)
+            self._timed_out[game_id] = seen
+        return entries if bout <= seen[1] + 1 else ()
 
     def _bout(self, game_id: int, public: View | PileView) -> int:
         """A number for the bout now on: it changes when who attacks whom, the stock or
@@ -396,6 +412,7 @@ class Presenter:
                 memo.pop(key, None)
             self._choosers.discard((game_id, seat.user_id))
         self._bouts.pop(game_id, None)
+        self._timed_out.pop(game_id, None)
 
     async def panel(
         self, info: GameInfo, user_id: int, notify: bool = False, full: bool = False
@@ -421,7 +438,9 @@ class Presenter:
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))
 
-    async def _table(self, info: GameInfo, game: Game) -> render.Table:
+    async def _table(
+        self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()
+    ) -> render.Table:
         """The public table of ``game`` now. Two moves can be shown concurrently: the
         buttons carry the version of the state they show (the number of actions
         applied), not of a slower caller's info."""
@@ -429,7 +448,6 @@ class Presenter:
         version = max(info.version, public.moves)
         left = self.timers.left(info.game_id, version) if self.timers is not None else None
         title = await self.titles.get(info.chat_id)
-        timeouts = self.timers.timeouts(info.game_id, version) if self.timers is not None else ()
         return render.Table(
             info.game_id, version, title, info.seats, public, info.ending, left, timeouts
         )

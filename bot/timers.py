@@ -8,8 +8,7 @@ bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
 
 The last timeouts are kept (in memory) for the table's line "Clara ran out of
-time: passed": until a person moves, i.e. while only stand-ins (AI and away
-seats) moved after them.
+time: passed" (bot/presenter.py shows it for the rest of that bout and the next).
 
 A clock must never die with a failed write (a full disk for two seconds): storing a
 deadline is best effort (the clock runs in memory anyway), and a sweep re-arms every
@@ -86,13 +85,11 @@ class TurnTimers:
             return None
         return max(0, math.ceil((found[1] - self._clock()) / self._scale))
 
-    def timeouts(self, game_id: int, version: int) -> tuple[tuple[int, str], ...]:
-        """Who ran out of time and what the bot did for him (``Action.step()``'s
-        ``do``), if no person has moved since (``version`` is the table shown)."""
-        found = self._timeouts.get(game_id)
-        if found is None or found[0] != version:
-            return ()
-        return found[1]
+    def last_timeouts(self, game_id: int) -> tuple[int, tuple[tuple[int, str], ...]] | None:
+        """The game's last timeouts: (the version they led to, ((seat, what the bot did
+        for him: ``Action.step()``'s ``do``), ...)); the presenter decides how long
+        the table shows them."""
+        return self._timeouts.get(game_id)
 
     def cancel(self, game_id: int) -> None:
         task = self._tasks.pop(game_id, None)
@@ -271,7 +268,6 @@ class TurnTimers:
         seats = [s for s in game.timeout_seats() if s in seats]
         finished = False
         timed: list[tuple[int, str]] = []
-        kept = self._timeouts.get(game_id)
         for seat in seats:
             if not game.legal_actions(seat):
                 continue
@@ -296,9 +292,6 @@ class TurnTimers:
             game = info.game
             if timed:
                 self._timeouts[game_id] = (info.version, tuple(timed))
-            elif kept is not None and kept[0] == version:  # a stand-in moved after them
-                kept = (info.version, kept[1])
-                self._timeouts[game_id] = kept
             if finished or game is None:
                 break
         await self._changed(info, finished)  # re-arms (this task counts as live till then)

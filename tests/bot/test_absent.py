@@ -101,25 +101,26 @@ async def test_timeouts_are_announced_the_ai_plays_from_the_second_and_a_tap_bri
             )
             seat = (await bot.service.game(info.game_id)).seats[2]
             assert seat.away and seat.timeouts == 2, seat
-            stop.set()
-            await asyncio.gather(*tasks)
-            # an away player gets no pushes
+            # an away player gets no pushes while the others play on
             since = max((m.message_id for m in pushes(everyone, sleeper)), default=0)
             before = (await bot.service.game(info.game_id)).version
-            await moved_past(bot, info.game_id, before + 2, 30)  # the AI plays on
+            await moved_past(bot, info.game_id, before + 4, 30)
+            await bot.service.set_chat_settings(group.id, turn_timeout=600)  # nobody else away
+            stop.set()
+            await asyncio.gather(*tasks)
             await asyncio.sleep(0.3)
             now = await bot.service.game(info.game_id)
-            if now.status == "running" and now.seats[2].away:
-                assert not pushes(everyone, sleeper, since), "no push to an away player"
-                # a tap on his panel (Refresh) brings him back: the mark goes
-                panel = everyone.panel(sleeper)
-                assert panel is not None
-                refresh = next(d for d in panel.callback_data if d.endswith(".f"))
-                await everyone.press(sleeper, panel, refresh)
-                await server.wait_for(
-                    lambda: "🤖" not in seat_line(table_text(everyone), name), 10, what="back"
-                )
-                assert not (await bot.service.game(info.game_id)).seats[2].away
+            assert now.status == "running" and now.seats[2].away, now.status
+            assert not pushes(everyone, sleeper, since), "no push to an away player"
+            # a tap on his panel (Refresh) brings him back: the mark goes
+            panel = everyone.panel(sleeper)
+            assert panel is not None
+            refresh = next(d for d in panel.callback_data if d.endswith(".f"))
+            await everyone.press(sleeper, panel, refresh)
+            await server.wait_for(
+                lambda: "🤖" not in seat_line(table_text(everyone), name), 10, what="back"
+            )
+            assert not (await bot.service.game(info.game_id)).seats[2].away
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
