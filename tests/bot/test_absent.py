@@ -92,17 +92,9 @@ async def test_timeouts_are_announced_the_ai_plays_from_the_second_and_a_tap_bri
         tasks = [asyncio.create_task(players.play(u, stop)) for u in users[:2]]
         try:
             # a timeout is a line of the table message, naming him and what was done
-            try:
-                await server.wait_for(
-                    lambda: f"{name} ran out of time" in table_text(everyone), 20, what="a timeout"
-                )
-            except TimeoutError:
-                import os
-                if os.environ.get("ABSENT_DEBUG"):
-                    print("STEPS", (await bot.service.export_record(info.game_id))["steps"])
-                    print("SEATS", (await bot.service.game(info.game_id)).seats)
-                    print("TEXT", table_text(everyone))
-                raise
+            await server.wait_for(
+                lambda: f"{name} ran out of time" in table_text(everyone), 60, what="a timeout"
+            )
             # from the second timeout in a row the AI plays his seat, marked on the table
             await server.wait_for(
                 lambda: "🤖 away" in seat_line(table_text(everyone), name), 60, what="away"
