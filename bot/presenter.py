@@ -336,6 +336,16 @@ class Presenter:
             shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
             # away: the AI plays his seat, nothing asks anything of him (issue 11)
             waits = None if seat.away else role(public, seat.seat)
+            # his push is still queued and the wait is over: it goes as an edit, and the
+            # next wait of this bout is told anew (issue 11 item 1)
+            panel_slot = slot("panel", game_id)
+            if (
+                waits is None
+                and self._waited.get(key)
+                and not over
+                and self.outbox.withdraw_notification(seat.user_id, panel_slot)
+            ):
+                self._told.pop(key, None)
             notify = not over and self._notify(key, waits, bout)
             if not notify and self._shown.get(key) == shows:
                 continue  # his panel would read the same: no edit (issue 12)
