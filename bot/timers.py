@@ -3,7 +3,7 @@
 Each running game has at most one deadline, for its current version: whoever the
 game waits for acts by then, or the bot acts for them (a thrower passes, the
 defender takes, an opener plays his lowest card). Deadlines are stored, so they
-survive a restart. A player who timed out three decisions in a row is away: the
+survive a restart. A player who timed out two decisions in a row is away: the
 bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
 
