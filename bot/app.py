@@ -36,6 +36,7 @@ from .outbox import Outbox, SendLimits
 from .presenter import Presenter, Titles, parse_slot, slot
 from .request import AiohttpRequest, UpdatesRequest
 from .runner import ALLOWED_UPDATES
+from .skip import Skips
 from .timers import TurnTimers
 
 if TYPE_CHECKING:
@@ -187,6 +188,9 @@ class DurakBot:
         assert life is not None
         app.add_handler(CommandHandler("cancel", local(life.cancel)))
         app.add_handler(CommandHandler("kick", local(life.kick)))
+        skips = Skips(h)
+        h.skips = skips
+        app.add_handler(CommandHandler("skip", local(skips.command)))
         app.add_handler(CommandHandler("history", local(once("history", life.history))))
         app.add_handler(CommandHandler("language", local(once("language", life.language_menu))))
         app.add_handler(CallbackQueryHandler(local(h.button)))
@@ -283,6 +287,7 @@ def command_menus() -> tuple[list[BotCommand], list[BotCommand]]:
         BotCommand("history", _("recent games and their fools")),
         BotCommand("cancel", _("cancel the lobby or game (creator or admin)")),
         BotCommand("kick", _("reply to a player: he leaves the game (admins)")),
+        BotCommand("skip", _("vote to let the AI play for a player who does not answer")),
         BotCommand("help", _("how to play")),
     ]
     private = [

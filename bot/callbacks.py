@@ -20,6 +20,8 @@
   with up to six cards: the several-card opening picker with those cards
   chosen so far, ``k`` back to the hand, ``f`` refresh.
 - ``1c.h.S`` own trumps: choose spades as one's suit in lobby 17.
+- ``1v.h.5.2`` ``/skip``: vote to hand seat 2 of game 17 to the AI, at state version 5
+  (the vote is for the wait that state shows; seat in decimal).
 
 Anything else, including data from a forged client, raises ``BadCallback``.
 """
@@ -39,6 +41,7 @@ LOBBY_KINDS = frozenset("jlsrhxyz")
 AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
 SETTING = re.compile(r"1o\.([a-z]{1,3})(?:\.(0|[1-9][0-9]?))?")
 SUIT = re.compile(r"1c\.([0-9a-z]{1,12})\.([SHDC])")
+SKIP = re.compile(r"1v\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.(0|[1-9][0-9]?)")
 MAX_BYTES = 64
 #: At most this many cards in one attack button or one picker selection.
 MAX_CARDS = 6
@@ -89,7 +92,8 @@ Move = Action | Tap | Slot | Pick | Back | Refresh
 
 @dataclass(frozen=True, slots=True)
 class Callback:
-    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings), c (suit)
+    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings), c (suit),
+    # v (a /skip vote: ``version`` and the target seat in ``choice``)
     game_id: int
     #: ``g``: the state version the button was drawn for; only a pass and a slot carry it.
     version: int | None = None
@@ -97,7 +101,8 @@ class Callback:
     setting: str | None = None
     #: ``c``: the suit letter chosen (own trumps).
     suit: str | None = None
-    #: ``o``: the index of the value chosen in the option's list (``None``: open the list).
+    #: ``o``: the index of the value chosen in the option's list (``None``: open the list);
+    #: ``v``: the seat voted away.
     choice: int | None = None
 
 
@@ -168,6 +173,10 @@ def encode(cb: Callback) -> str:
             raise ValueError("a suit button names a suit")
         return f"{VERSION}c.{_b36(cb.game_id)}.{cb.suit}"
     text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
+    if cb.kind == "v":
+        if cb.version is None or cb.choice is None or not 0 <= cb.choice < 100:
+            raise ValueError("a skip button names a state and a seat")
+        return f"{text}.{_b36(cb.version)}.{cb.choice}"
     if cb.kind == "g":
         if cb.move is None:
             raise ValueError("a game callback needs a move")
@@ -188,6 +197,10 @@ def setting(code: str, choice: int | None = None) -> str:
 
 def suit(game_id: int, letter: str) -> str:
     return encode(Callback("c", game_id, suit=letter))
+
+
+def skip(game_id: int, version: int, seat: int) -> str:
+    return encode(Callback("v", game_id, version, choice=seat))
 
 
 def move(game_id: int, version: int | None, m: Move) -> str:
@@ -229,6 +242,10 @@ def decode(data: object) -> Callback:
     chosen = SUIT.fullmatch(data)
     if chosen:
         return Callback("c", int(chosen.group(1), 36), suit=chosen.group(2))
+    vote = SKIP.fullmatch(data)
+    if vote:
+        game_text, version_text, seat_text = vote.groups()
+        return Callback("v", int(game_text, 36), int(version_text, 36), choice=int(seat_text))
     m = _DATA.fullmatch(data)
     if not m:
         raise BadCallback("not callback data of this bot")

@@ -31,6 +31,7 @@ from .presenter import Presenter, slot
 
 if TYPE_CHECKING:
     from .lifecycle import Lifecycle
+    from .skip import Skips
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class Handlers:
         self.outbox = presenter.outbox
         self.langs = presenter.langs
         self.lifecycle: Lifecycle | None = None
+        self.skips: Skips | None = None
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
@@ -551,6 +553,8 @@ class Handlers:
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
+        if data.kind == "v" and self.skips is not None:
+            return await self.skips.button(chat.id, user.id, data)
         if data.kind == "o":
             if self.outbox.message_id(chat.id, "settings") is None:
                 self.outbox.remember(chat.id, "settings", message.message_id)
@@ -677,10 +681,13 @@ class Handlers:
         if info.status != RUNNING or info.game is None:
             return {"text": render.refusal("game_over"), "show_alert": True}
         if info.seats[seat].away or info.seats[seat].timeouts:
+            was_away = info.seats[seat].away
             await self.service.mark_present(info.game_id, user.id)
             info = await self.service.game(info.game_id)
             if info.status != RUNNING or info.game is None:
                 return {"text": render.refusal("game_over"), "show_alert": True}
+            if was_away:  # back: the table drops his 🤖 mark, his own clock runs again
+                await self.presenter.changed(info)
         current = self.outbox.message_id(user.id, slot("panel", info.game_id))
         if current is not None and message_id is not None and message_id != current:
             await self.presenter.panel(info, user.id)

@@ -314,6 +314,17 @@ class Outbox:
             chat.priority = max(chat.priority, queued.priority)
         self._reschedule(chat)
 
+    def withdraw_notification(self, chat_id: int, slot: str) -> bool:
+        """The slot's queued content notifies, but no longer asks anything of its
+        reader: send it as a plain edit. ``True`` if such a notification was queued
+        (one in flight has been rendered and goes as it is)."""
+        chat = self._chats.get(chat_id)
+        queued = chat.slots.get(slot) if chat is not None else None
+        if queued is None or not queued.notify:
+            return False
+        queued.notify = False
+        return True
+
     def show_later(
         self,
         chat_id: int,

@@ -174,6 +174,8 @@ class Presenter:
         self._waited: dict[tuple[int, int], bool] = {}
         #: game: (bout as last seen, a count of the bouts seen): names the bout a wait is in.
         self._bouts: dict[int, tuple[tuple[object, ...], bool, int]] = {}
+        #: game: (the version its last timeouts led to, the bout they were first shown in)
+        self._timed_out: dict[int, tuple[int, int]] = {}
         #: own trumps: the (game, user) told to choose his suit.
         self._choosers: set[tuple[int, int]] = set()
 
@@ -197,14 +199,14 @@ class Presenter:
                 self.timers.cancel(info.game_id)
             await self.changed(following)
             return
+        if self.timers is not None and info.status == RUNNING:
+            # first, so the table shows the new turn's clock from its start (issue 11)
+            await self.timers.arm(info)
         await self.game(info.game_id, info)
         if finished or (info.status != RUNNING and info.ending is not None):
             await self.ended(info)
-        if self.timers is not None:
-            if info.status == RUNNING:
-                await self.timers.arm(info)
-            else:
-                self.timers.forget(info.game_id)
+        if self.timers is not None and info.status != RUNNING:
+            self.timers.forget(info.game_id)
 
     def resumed(self, info: GameInfo) -> None:
         """After a restart: the panels on screen are the newest (their ids were stored and
@@ -307,7 +309,8 @@ class Presenter:
         if game is None:
             return
         over = info.status != RUNNING
-        shown = await self._table(info, game)
+        bout = self._bout(game_id, game.view(None))
+        shown = await self._table(info, game, self._timeouts_for(game_id, bout))
         public = shown.view
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
@@ -325,14 +328,25 @@ class Presenter:
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
-        bout = self._bout(game_id, public)
         for seat in info.seats:
             if seat.is_ai:
                 continue
             key = (game_id, seat.seat)
             mine = game.view(seat.seat)
             shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
-            notify = not over and self._notify(key, role(public, seat.seat), bout)
+            # away: the AI plays his seat, nothing asks anything of him (issue 11)
+            waits = None if seat.away else role(public, seat.seat)
+            # his push is still queued and the wait is over: it goes as an edit, and the
+            # next wait of this bout is told anew (issue 11 item 1)
+            panel_slot = slot("panel", game_id)
+            if (
+                waits is None
+                and self._waited.get(key)
+                and not over
+                and self.outbox.withdraw_notification(seat.user_id, panel_slot)
+            ):
+                self._told.pop(key, None)
+            notify = not over and self._notify(key, waits, bout)
             if not notify and self._shown.get(key) == shows:
                 continue  # his panel would read the same: no edit (issue 12)
             self._shown[key] = shows
@@ -356,6 +370,20 @@ class Presenter:
                 if not seat.is_ai:
                     self.outbox.release(seat.user_id, slot("panel", game_id))
             self._forget(game_id, info)
+
+    def _timeouts_for(self, game_id: int, bout: int) -> tuple[tuple[int, str], ...]:
+        """The last timeouts, shown for the rest of their bout and the next one: a
+        defender's timeout (a take) ends its bout, and the group, whose table is edited
+        about every 3 s, must still get to read it (RULES-NOTES.md)."""
+        found = self.timers.last_timeouts(game_id) if self.timers is not None else None
+        if found is None:
+            return ()
+        version, entries = found
+        seen = self._timed_out.get(game_id)
+        if seen is None or seen[0] != version:
+            seen = (version, bout)
+            self._timed_out[game_id] = seen
+        return entries if bout <= seen[1] + 1 else ()
 
     def _bout(self, game_id: int, public: View | PileView) -> int:
         """A number for the bout now on: it changes when who attacks whom, the stock or
@@ -394,6 +422,7 @@ class Presenter:
                 memo.pop(key, None)
             self._choosers.discard((game_id, seat.user_id))
         self._bouts.pop(game_id, None)
+        self._timed_out.pop(game_id, None)
 
     async def panel(
         self, info: GameInfo, user_id: int, notify: bool = False, full: bool = False
@@ -419,7 +448,9 @@ class Presenter:
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))
 
-    async def _table(self, info: GameInfo, game: Game) -> render.Table:
+    async def _table(
+        self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()
+    ) -> render.Table:
         """The public table of ``game`` now. Two moves can be shown concurrently: the
         buttons carry the version of the state they show (the number of actions
         applied), not of a slower caller's info."""
@@ -429,7 +460,7 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         story = events.story(info.game_id, game)
         return render.Table(
-            info.game_id, version, title, info.seats, public, info.ending, left, story
+            info.game_id, version, title, info.seats, public, info.ending, left, story, timeouts
         )
 
     async def _tallies(self, info: GameInfo) -> list[Tally]:

@@ -48,6 +48,8 @@ class Table:
     seconds_left: int | None = None
     #: What the game's log says happened (the last event, the order of going out).
     story: Story | None = None
+    #: the last timeouts, if no person moved since: (seat, what the bot did for him)
+    timeouts: tuple[tuple[int, str], ...] = ()
 
 
 def esc(text: str) -> str:
@@ -166,7 +168,32 @@ def _seat_line(t: Table, s: int) -> str:
     if info.team is not None:
         team = " [" + ("A" if info.team == 0 else "B") + "]"
     you = " " + _("(you)") if v.seat == s else ""
-    return f"{s + 1}. {player(t.seats[s])}{team}{you}: {state}{mark}"
+    return f"{s + 1}. {player(t.seats[s])}{team}{you}: {state}{mark}{away_mark(t.seats[s])}"
+
+
+def away_mark(seat: Seat) -> str:
+    """The AI plays this seat until its player presses a button (two timeouts in a
+    row, or the group's ``/skip``): the whole table should see why it moves so fast."""
+    return " 🤖 " + _("away") if seat.away and not seat.is_ai else ""
+
+
+def timeout_line(t: Table) -> str:
+    """ "Clara ran out of time: passed" for the last timeouts, while no person moved
+    since (one line for the table; the last-event line may take it over)."""
+    said = {
+        "pass": _("passed"),
+        "take": _("took the cards"),
+        "attack": _("the lowest card was played"),
+        "lead": _("the lowest card was played"),
+    }
+    parts = [
+        _("{name} ran out of time: {what}").format(
+            name=player(t.seats[seat]), what=said.get(do, _("the bot moved"))
+        )
+        for seat, do in t.timeouts
+        if 0 <= seat < len(t.seats)
+    ]
+    return "⌛ " + "; ".join(parts) if parts else ""
 
 
 def last_event(t: Table) -> str | None:
@@ -394,6 +421,9 @@ def table_text(t: Table) -> str:
                 limit,
             ).format(n=limit)
         )
+    timeout = timeout_line(t)
+    if timeout:
+        lines += ["", timeout]
     wait = waiting_line(t)
     if wait:
         lines += ["", "⏳ " + wait]
@@ -418,7 +448,7 @@ def _pile_seat_line(t: Table, s: int) -> str:
         suit = " " + (SUIT_NAMES[own.letter] if own is not None else "–")
     mark = " ⏳" if s == v.turn and v.outcome is None else ""
     you = " " + _("(you)") if v.seat == s else ""
-    return f"{s + 1}. {player(t.seats[s])}{suit}{you}: {state}{mark}"
+    return f"{s + 1}. {player(t.seats[s])}{suit}{you}: {state}{mark}{away_mark(t.seats[s])}"
 
 
 def _pile_trump_lines(v: PileView) -> list[str]:
@@ -507,6 +537,9 @@ def pile_table_text(t: Table) -> str:
     if v.outcome is not None or t.ending is not None:
         lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
         return "\n".join(lines)
+    timeout = timeout_line(t)
+    if timeout:
+        lines += ["", timeout]
     wait = pile_waiting_line(t)
     if wait:
         lines += ["", "⏳ " + wait]

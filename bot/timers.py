@@ -3,9 +3,12 @@
 Each running game has at most one deadline, for its current version: whoever the
 game waits for acts by then, or the bot acts for them (a thrower passes, the
 defender takes, an opener plays his lowest card). Deadlines are stored, so they
-survive a restart. A player who timed out three decisions in a row is away: the
+survive a restart. A player who timed out two decisions in a row is away: the
 bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
+
+The last timeouts are kept (in memory) for the table's line "Clara ran out of
+time: passed" (bot/presenter.py shows it for the rest of that bout and the next).
 
 A clock must never die with a failed write (a full disk for two seconds): storing a
 deadline is best effort (the clock runs in memory anyway), and a sweep re-arms every
@@ -70,6 +73,8 @@ class TurnTimers:
         self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
         self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
         self._unclocked: dict[int, int] = {}  # game -> version that needs no clock (no limit)
+        #: game -> (the version they led to, ((seat, what the bot did), ...)): the last timeouts
+        self._timeouts: dict[int, tuple[int, tuple[tuple[int, str], ...]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -79,6 +84,12 @@ class TurnTimers:
         if found is None or found[0] != version:
             return None
         return max(0, math.ceil((found[1] - self._clock()) / self._scale))
+
+    def last_timeouts(self, game_id: int) -> tuple[int, tuple[tuple[int, str], ...]] | None:
+        """The game's last timeouts: (the version they led to, ((seat, what the bot did
+        for him: ``Action.step()``'s ``do``), ...)); the presenter decides how long
+        the table shows them."""
+        return self._timeouts.get(game_id)
 
     def cancel(self, game_id: int) -> None:
         task = self._tasks.pop(game_id, None)
@@ -91,6 +102,7 @@ class TurnTimers:
         """A game ended: drop everything kept for it (bounded memory)."""
         self.cancel(game_id)
         self._armed.pop(game_id, None)
+        self._timeouts.pop(game_id, None)
 
     def has_clock(self, info: GameInfo) -> bool:
         """Whether the game's current version is looked after: a clock task is alive,
@@ -255,10 +267,13 @@ class TurnTimers:
             return
         seats = [s for s in game.timeout_seats() if s in seats]
         finished = False
+        timed: list[tuple[int, str]] = []
         for seat in seats:
             if not game.legal_actions(seat):
                 continue
             player = info.seats[seat]
+            if not timed_out and not (player.is_ai or player.away):
+                continue  # he came back (pressed a button) while the stand-in paused
             action = fallback_action(game, seat)
             if self._decide is not None and (player.is_ai or player.away):
                 action = await self._decide(info, seat)
@@ -272,8 +287,11 @@ class TurnTimers:
             finished = result.finished
             if timed_out and not player.is_ai:
                 await self._service.record_timeout(game_id, seat)
+                timed.append((seat, str(action.step().get("do", ""))))
             info = await self._service.game(game_id)
             game = info.game
+            if timed:
+                self._timeouts[game_id] = (info.version, tuple(timed))
             if finished or game is None:
                 break
         await self._changed(info, finished)  # re-arms (this task counts as live till then)

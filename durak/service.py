@@ -44,7 +44,7 @@ Decisions worth knowing:
   game's deadline in the transaction that ends it (last action, surrender,
   cancel, ``close_chat``, ``migrate_chat`` giving way).
 - ``record_timeout`` counts a seat's timed-out decisions in a row; from
-  ``AWAY_AFTER`` (3) on the seat is ``away``. ``mark_present`` clears both.
+  ``AWAY_AFTER`` (2) on the seat is ``away``. ``mark_present`` clears both.
   Running games keep their seats' state in memory (written after COMMIT, like
   the version), so ``mark_present`` for a present player costs no SQL. A new
   game of a series starts with everyone present.
@@ -832,6 +832,29 @@ class GameService:
                         raise NotInGame(f"game {game_id} has no seat {seat}")
             except BaseException:
                 if live is not None:  # memory may lag the disk now: reload on next use
+                    self._live.pop(game_id, None)
+                raise
+            if live is not None:
+                live.set_seat(updated)
+            return updated
+
+    async def hand_to_ai(self, game_id: int, seat: int) -> Seat:
+        """The group voted (``/skip``): the AI plays ``seat`` at once, as after his
+        timeouts (the seat is away until he presses a button). The updated seat."""
+        async with self._game_lock(game_id):
+            live = self._live.get(game_id)
+            if live is not None and not 0 <= seat < len(live.seats):
+                raise NotInGame(f"game {game_id} has no seat {seat}")
+            try:
+                async with self._store.transaction() as tx:
+                    if (await self._row(tx, game_id)).status != RUNNING:
+                        raise NotRunning(f"game {game_id} is not running")
+                    # away from the next timeout on, i.e. now; his count goes on as one
+                    updated = await tx.record_timeout(game_id, seat, 0)
+                    if updated is None:
+                        raise NotInGame(f"game {game_id} has no seat {seat}")
+            except BaseException:
+                if live is not None:
                     self._live.pop(game_id, None)
                 raise
             if live is not None:

@@ -20,8 +20,10 @@ PLAYED, SURRENDER = "played", "surrender"
 #: Seconds a player has for a decision in a chat that never chose a turn time.
 DEFAULT_TURN_TIMEOUT = 60
 
-#: Consecutive timed-out decisions after which a seat counts as away.
-AWAY_AFTER = 3
+#: Consecutive timed-out decisions after which a seat counts as away: from the
+#: second one on the AI plays his seat at once (issue 11: the first timeout may be a
+#: glance away, the second in a row is an absence that would cost every later turn).
+AWAY_AFTER = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,9 @@ class Outbox:
     def message_id(self, chat_id: int, slot: str) -> int | None:
         return 1
 
+    def withdraw_notification(self, chat_id: int, slot: str) -> bool:
+        return False
+
     def remember(self, chat_id: int, slot: str, message_id: int) -> None:
         pass
 

@@ -209,10 +209,10 @@ def test_timeouts_make_a_player_away_until_he_acts(db: Db) -> None:
     async def first(s: GameService) -> int:
         info = await started(s, 3, seed=5)
         g = info.game_id
-        assert AWAY_AFTER == 3
+        assert AWAY_AFTER == 2  # from the second timeout in a row (issue 11)
         seen = [await s.record_timeout(g, 1) for _ in range(4)]
         states = [(x.timeouts, x.away) for x in seen]
-        assert states == [(1, False), (2, False), (3, True), (4, True)]
+        assert states == [(1, False), (2, True), (3, True), (4, True)]
         assert seen[-1] == Seat(1, user(1), "Bob", timeouts=4, away=True)
         again = await s.game(g)
         assert [(x.timeouts, x.away) for x in again.seats] == [(0, False), (4, True), (0, False)]
@@ -233,6 +233,17 @@ def test_timeouts_make_a_player_away_until_he_acts(db: Db) -> None:
         assert (await s.record_timeout(g, 1)).timeouts == 1
 
     with_service(path, second)
+    assert _seat_state(path, g) == [(0, 0, 0), (1, 1, 0), (2, 0, 0)]
+
+    async def third(s: GameService) -> None:
+        # /skip's majority: away at once, stored, and cleared by a press like a timeout's
+        seat = await s.hand_to_ai(g, 2)
+        assert seat.away and seat.seat == 2
+        assert (await s.game(g)).seats[2].away
+        assert await s.mark_present(g, user(2)) is True
+        assert not (await s.game(g)).seats[2].away
+
+    with_service(path, third)
     assert _seat_state(path, g) == [(0, 0, 0), (1, 1, 0), (2, 0, 0)]
 
 

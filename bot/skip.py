@@ -1,0 +1,130 @@
+"""``/skip``: the group hands an absent player's seat to the AI (issue 11).
+
+A player the game waits on who does not answer costs everyone his turn timer; the
+other humans at the table may vote him away at once. A majority of them (more than
+half of the other human seats) hands his seat to the AI, exactly as two timeouts in
+a row do: the table marks him 🤖 away and he gets his seat back by pressing any
+button of his panel.
+
+Votes are kept in memory and count for one state of the game (RULES-NOTES.md): a
+vote is about the wait the voter sees, and any move (his, or the clock's) ends it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Update
+
+from durak.service_errors import ServiceError
+from durak.service_types import RUNNING, GameInfo
+
+from . import callbacks as cb
+from . import keyboards, render, topics
+from .handlers import Context, Handlers
+from .i18n import _
+
+log = logging.getLogger(__name__)
+
+
+def candidates(info: GameInfo) -> list[int]:
+    """The seats /skip may hand to the AI now: people the game waits on, not away."""
+    game = info.game
+    if info.status != RUNNING or game is None or game.result is not None:
+        return []
+    return [s for s in game.actors() if not info.seats[s].is_ai and not info.seats[s].away]
+
+
+def needed(info: GameInfo, target: int) -> int:
+    """Votes that hand ``target``'s seat over: a majority of the other humans."""
+    others = sum(1 for s in info.seats if not s.is_ai and s.seat != target)
+    return others // 2 + 1
+
+
+class Skips:
+    def __init__(self, handlers: Handlers) -> None:
+        self.h = handlers
+        self.service = handlers.service
+        #: game -> (the state version the votes are for, target seat -> voters' user ids)
+        self._votes: dict[int, tuple[int, dict[int, set[int]]]] = {}
+
+    async def command(self, update: Update, context: Context) -> None:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None or not self.h.in_group(update):
+            return
+        info = await self.service.active_game(chat.id, topics.here())
+        if info is None or info.status != RUNNING:
+            self.h.reply(chat.id, _("/skip works during a game, for a player it waits on."))
+            return
+        voter = info.seat_of(user.id)
+        if voter is None or info.seats[voter].is_ai:
+            self.h.reply(chat.id, _("Only the players of this game may vote to skip."))
+            return
+        waited = candidates(info)
+        targets = [s for s in waited if s != voter]
+        if not targets:
+            text = (
+                _("It is your own turn: you cannot skip yourself.")
+                if voter in waited
+                else _("The game waits on nobody who could be skipped.")
+            )
+            self.h.reply(chat.id, text)
+            return
+        if len(targets) == 1:
+            self.h.reply(chat.id, await self._vote(info, voter, targets[0]))
+            return
+        rows = [
+            [
+                keyboards.button(
+                    render.player(info.seats[s]),
+                    callback_data=cb.skip(info.game_id, info.version, s),
+                )
+            ]
+            for s in targets
+        ]
+        self.h.reply(
+            chat.id, _("Whose seat should the AI play?"), keyboards.markup(rows), info.thread_id
+        )
+
+    async def button(self, chat_id: int, user_id: int, data: cb.Callback) -> dict[str, Any]:
+        """A name button of /skip's question (hostile input: every field is checked)."""
+        try:
+            info = await self.service.game(data.game_id)
+        except ServiceError:
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        target = data.choice
+        if info.chat_id != chat_id or target is None or not 0 <= target < len(info.seats):
+            return {"text": render.refusal("bad_callback"), "show_alert": True}
+        voter = info.seat_of(user_id)
+        if voter is None or info.seats[voter].is_ai:
+            return {"text": _("Only the players of this game may vote to skip.")}
+        if target == voter:
+            return {"text": _("It is your own turn: you cannot skip yourself.")}
+        if data.version != info.version or target not in candidates(info):
+            return {"text": _("The game has moved on: this vote is over.")}
+        return {"text": await self._vote(info, voter, target)}
+
+    async def _vote(self, info: GameInfo, voter: int, target: int) -> str:
+        version, votes = self._votes.get(info.game_id, (info.version, {}))
+        if version != info.version:  # a move ended the wait the older votes were for
+            votes = {}
+        voters = votes.setdefault(target, set())
+        voters.add(info.seats[voter].user_id)
+        self._votes[info.game_id] = (info.version, votes)
+        name = render.player(info.seats[target])
+        need = needed(info, target)
+        if len(voters) < need:
+            return _("{name}: {votes} of {needed} votes to hand the seat to the AI.").format(
+                name=name, votes=len(voters), needed=need
+            )
+        self._votes.pop(info.game_id, None)
+        try:
+            await self.service.hand_to_ai(info.game_id, target)
+        except ServiceError as e:
+            return render.refusal(e.code)
+        await self.h.presenter.changed(await self.service.game(info.game_id))
+        return _("The AI plays for {name} until a button of his is pressed.").format(name=name)
+
+    def forget(self, game_id: int) -> None:
+        self._votes.pop(game_id, None)

@@ -1,0 +1,193 @@
+"""Issue 11 item 2: an absent player costs the group little, and everyone sees it.
+Through the real bot and the fake Bot API (time 20x faster: a 60 s turn takes 3 s)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from bot import callbacks as cb
+from tests.fake_telegram.fixtures import async_test
+from tests.fake_telegram.models import Message, User
+
+from .harness import Table, durak_of, friends_and_admin, running_bot
+
+
+async def started(table: Table) -> None:
+    await table.open_lobby()
+    await table.join_all()
+    await table.start()
+
+
+def table_message(table: Table) -> Message:
+    found = [m for m in table.bot_messages(table.group) if "Durak" in (m.plain_text or "")]
+    assert found, "a table message"
+    return found[-1]
+
+
+def table_text(table: Table) -> str:
+    found = [m for m in table.bot_messages(table.group) if "Durak" in (m.plain_text or "")]
+    return found[-1].plain_text or "" if found else ""
+
+
+async def moved_past(bot, game_id: int, version: int, timeout: float) -> None:
+    """Until the game's version passes ``version`` (or it ended)."""
+    for _ in range(int(timeout / 0.05)):
+        now = await bot.service.game(game_id)
+        if now.status != "running" or now.version > version:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"game {game_id} stayed at version {version}")
+
+
+def seat_line(text: str, name: str) -> str:
+    return next((line for line in text.split("\n") if f". {name}" in line), "")
+
+
+def pushes(table: Table, user: User, after: int = 0) -> list[Message]:
+    """New messages with a notification in his private chat (edits are silent)."""
+    chat = table.server.private_chat(user)
+    return [
+        m
+        for m in table.server.messages(chat)
+        if m.sender.is_bot and m.message_id > after and not m.disable_notification
+    ]
+
+
+@async_test
+async def test_the_table_shows_the_clock_from_the_start_of_the_turn(
+    make_fake_telegram, tmp_path, errors
+):
+    """The first rendering of a new turn shows its time (60 s: "under 60 seconds"),
+    not only the re-renderings at 30 and 10 s left."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, turn_timeout=60)  # 3 s here
+        table = Table(server, group, users, random.Random(1))
+        await started(table)
+        await server.wait_for(
+            lambda: "under 60 seconds left" in table_text(table), 1.4, what="the turn's clock"
+        )
+        text = table_text(table)
+        assert "⏳" in text and "⏱" in text, text
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_timeouts_are_announced_the_ai_plays_from_the_second_and_a_tap_brings_him_back(
+    make_fake_telegram, tmp_path, errors
+):
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, turn_timeout=10)  # 0.5 s here
+        everyone = Table(server, group, users, random.Random(7))
+        await started(everyone)
+        info = (await bot.service.running_games())[0]
+        sleeper = users[2]
+        name = sleeper.first_name
+        players = Table(server, group, users[:2], random.Random(7))  # Player2 never presses
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(players.play(u, stop)) for u in users[:2]]
+        try:
+            # a timeout is a line of the table message, naming him and what was done
+            await server.wait_for(
+                lambda: f"{name} ran out of time" in table_text(everyone), 60, what="a timeout"
+            )
+            # from the second timeout in a row the AI plays his seat, marked on the table
+            await server.wait_for(
+                lambda: "🤖 away" in seat_line(table_text(everyone), name), 60, what="away"
+            )
+            seat = (await bot.service.game(info.game_id)).seats[2]
+            assert seat.away and seat.timeouts == 2, seat
+            # an away player gets no pushes while the others play on
+            since = max((m.message_id for m in pushes(everyone, sleeper)), default=0)
+            before = (await bot.service.game(info.game_id)).version
+            await moved_past(bot, info.game_id, before + 4, 30)
+            await bot.service.set_chat_settings(group.id, turn_timeout=600)  # nobody else away
+            stop.set()
+            await asyncio.gather(*tasks)
+            await asyncio.sleep(0.3)
+            now = await bot.service.game(info.game_id)
+            assert now.status == "running" and now.seats[2].away, now.status
+            assert not pushes(everyone, sleeper, since), "no push to an away player"
+            # a tap on his panel (Refresh) brings him back: the mark goes
+            panel = everyone.panel(sleeper)
+            assert panel is not None
+            refresh = next(d for d in panel.callback_data if d.endswith(".f"))
+            await everyone.press(sleeper, panel, refresh)
+            await server.wait_for(
+                lambda: "🤖" not in seat_line(table_text(everyone), name), 10, what="back"
+            )
+            assert not (await bot.service.game(info.game_id)).seats[2].away
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_skip_hands_the_seat_to_the_ai_by_the_other_humans_majority(
+    make_fake_telegram, tmp_path, errors
+):
+    server, users, boss, group = await friends_and_admin(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, turn_timeout=600)  # 30 s here
+        table = Table(server, group, users, random.Random(3))
+        await started(table)
+        info = (await bot.service.running_games())[0]
+        game = info.game
+        assert game is not None
+        (target,) = game.actors()  # the opener
+        absent = users[target]
+        voters = [u for i, u in enumerate(users) if i != target]
+
+        async def skip(user: User) -> str:
+            """/skip's answer: the first bot message after it that is no table."""
+            sent = await user.send(group, "/skip")
+
+            def answer() -> str:
+                return next(
+                    (
+                        m.plain_text or ""
+                        for m in table.bot_messages(group)
+                        if m.message_id > sent.message_id and "Durak" not in (m.plain_text or "")
+                    ),
+                    "",
+                )
+
+            return await server.wait_for(answer, 10, what="an answer")
+
+        # refused: a non-player, the player himself
+        assert "Only the players" in await skip(boss)
+        assert "cannot skip yourself" in await skip(absent)
+        # one vote of the two others is no majority
+        assert "1 of 2" in await skip(voters[0])
+        assert not (await bot.service.game(info.game_id)).seats[target].away
+        # the same voter again still counts once
+        assert "1 of 2" in await skip(voters[0])
+        # hostile button data: garbled, another seat, a wrong state, a non-player
+        message = table_message(table)
+        for data in ("1v.zz", "1v.1.0.999", f"1v.{info.game_id:x}.0.-1", "1v..0.0"):
+            answer = await table.press(voters[1], message, data, check=False)
+            assert "not valid" in answer, (data, answer)
+        game36 = cb.skip(info.game_id, info.version, target).split(".")[1]
+        stale = f"1v.{game36}.{info.version + 5:x}.{target}"
+        assert "moved on" in await table.press(voters[1], message, stale, check=False)
+        outside = cb.skip(info.game_id, info.version, len(users) + 3)
+        assert "not valid" in await table.press(voters[1], message, outside, check=False)
+        vote = cb.skip(info.game_id, info.version, target)
+        assert "Only the players" in await table.press(boss, message, vote, check=False)
+        assert "yourself" in await table.press(absent, message, vote, check=False)
+        assert not (await bot.service.game(info.game_id)).seats[target].away
+        # the second of the two others: a majority; the AI plays his seat, marked away
+        assert "The AI plays for" in await table.press(voters[1], message, vote, check=False)
+        after = await bot.service.game(info.game_id)
+        assert after.seats[target].away
+        await server.wait_for(
+            lambda: "🤖 away" in seat_line(table_text(table), absent.first_name), 10, what="mark"
+        )
+        await moved_past(bot, info.game_id, info.version, 10)  # the AI moved for him
+    assert not errors.records, [r.getMessage() for r in errors.records]
