@@ -257,7 +257,7 @@ class GameService:
             )
             if game_id is None:
                 raise LobbyExists(f"chat {chat_id} already has an open lobby or game")
-            await tx.add_seat(game_id, Seat(0, user_id, _seat_name(name, (), 0), ready=True))
+            await tx.add_seat(game_id, Seat(0, user_id, _seat_name(name, (), 0)))
             return await self._info(tx, await self._row(tx, game_id))
 
     async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
@@ -275,7 +275,12 @@ class GameService:
                 await tx.upsert_user(user_id, name, now)
                 await tx.add_seat(
                     row.game_id,
-                    Seat(len(seats), user_id, _seat_name(name, seats, len(seats)), ready=True),
+                    Seat(
+                        len(seats),
+                        user_id,
+                        _seat_name(name, seats, len(seats)),
+                        ready=row.previous_game_id is not None,  # joining confirms
+                    ),
                 )
                 await tx.update_lobby(row.game_id, now)
                 found = await self._start_if_full(tx, row.game_id)
@@ -302,7 +307,7 @@ class GameService:
             _check_room(row, rules, len(seats))
             ai_id = min([s.user_id for s in seats if s.is_ai] + [0]) - 1
             name = _seat_name(name.format(n=-ai_id, level=level), seats, len(seats))
-            await tx.add_seat(row.game_id, Seat(len(seats), ai_id, name, AI, level, ready=True))
+            await tx.add_seat(row.game_id, Seat(len(seats), ai_id, name, AI, level))
             await tx.update_lobby(row.game_id, time.time())
             found = await self._start_if_full(tx, row.game_id)
         return self._started(found)
@@ -380,10 +385,10 @@ class GameService:
         rules = _rules(row.rules)
         series: Series | None = None
         if row.previous_game_id is not None:
+            # who did not confirm stays out; ``ready`` means nothing in a running game
             kept = [s for s in seats if s.ready or s.is_ai]
-            if len(kept) != len(seats):
-                seats = [replace(s, seat=k) for k, s in enumerate(kept)]
-                await tx.replace_seats(row.game_id, seats)
+            seats = [replace(s, seat=k, ready=False) for k, s in enumerate(kept)]
+            await tx.replace_seats(row.game_id, seats)
         _check_count(rules, len(seats))
         if row.previous_game_id is not None:
             series = await self._lobby_series(tx, row.previous_game_id, seats)
@@ -774,7 +779,7 @@ class GameService:
                 seats = await self._series_seats(tx, row, seats, series.players)
         kept = [s for s in seats if not s.left]
         seats = [
-            Seat(k, s.user_id, s.name, s.kind, s.level, ready=s.is_ai or s.user_id == user_id)
+            Seat(k, s.user_id, s.name, s.kind, s.level, ready=s.user_id == user_id)
             for k, s in enumerate(kept)
         ]
         creator = row.creator_id if any(s.user_id == row.creator_id for s in seats) else user_id
