@@ -336,7 +336,7 @@ class GameService:
         kept: list[Seat] = []
         for s in seats:
             if s.user_id != user_id:
-                kept.append(Seat(len(kept), s.user_id, s.name, s.kind, s.level))
+                kept.append(replace(s, seat=len(kept)))  # a confirmation stays
         await tx.replace_seats(row.game_id, kept)
         now = time.time()
         humans = [s for s in kept if not s.is_ai]
@@ -371,6 +371,8 @@ class GameService:
                 _check_may(row, user_id, is_admin, "start the game")
                 if suits.loads(row.snapshot) is not None:
                     raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
+                if row.previous_game_id is not None:  # his Start confirms him too
+                    await tx.set_ready(row.game_id, user_id)
                 found = await self._begin(tx, row, seed)
             return self._started(found)
 
