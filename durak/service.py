@@ -30,8 +30,14 @@ Decisions worth knowing:
   as the loser, also with ``teams``; his tally counts a loss, everyone's counts a
   game played, and he deals the next game of the series.
 - A cancelled game (lobby or running) changes no tally.
-- ``play_again`` keeps the previous game's seats and rules (a series is played
-  under one set of rules); new chat settings apply to the next lobby.
+- ``play_again`` opens a Play-again lobby with the previous game's seats (minus who
+  left it) and rules (a series is played under one set of rules); each human
+  confirms (``confirm``), it starts when all have or its creator starts it, and the
+  series' rule names the dealer (RULES-NOTES 62-63). New chat settings apply to the
+  next ``/newgame`` lobby.
+- ``hand_over`` (``/leave`` in a running game): the AI plays the seat to the end
+  and the leaver's tally counts what it scores; ``surrender`` ends the game.
+- A lobby with a cap (``set_cap``) starts itself once full.
 - Changing chat settings while a lobby is open changes that lobby's rules too
   (rules are picked before a game starts, never during one).
 - AI seats (``kind == "ai"``) get negative user ids and no tallies.
