@@ -314,7 +314,10 @@ class Handlers:
         open_now = await self.service.active_game(chat.id, topics.here())
         if open_now is not None and open_now.status == RUNNING:
             seat = open_now.seat_of(user.id)
-            if seat is not None and not open_now.seats[seat].left:
+            if seat is not None and open_now.seats[seat].left:  # never a surrender later
+                self.reply(user.id, _("You left this game: the AI plays your seat."))
+                return
+            if seat is not None:
                 self.confirmations.ask("v", open_now, user.id)  # in private, with buttons
                 return
         try:

@@ -148,6 +148,9 @@ async def test_leave_is_confirmed_in_private_and_hands_the_seat_to_the_ai(
         seat = (await service.game(info.game_id)).seats[1]
         assert seat.left and seat.away
         assert (await service.game(info.game_id)).status == "running"
+        await users[1].send(group, "/leave")  # once more: no surrender, no new question
+        await server.wait_for_bot_message(server.private_chat(users[1]), contains="You left this")
+        assert (await service.game(info.game_id)).ending is None
         # nothing of it in the group but the table's edits
         assert len(table.bot_messages(group)) == before
         # the others play on; the AI plays his seat to the end
