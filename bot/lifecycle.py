@@ -45,8 +45,9 @@ class Lifecycle:
             return
         is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
         if open_now.creator_id != user.id and not is_admin:
-            # refused where only he reads it: the group's budget is for the game
-            self.h.reply(user.id, render.refusal("not_allowed"))
+            # a person is refused where only he reads it: the group's budget is the game's
+            where = user.id if sent_as(update) == "user" else chat.id
+            self.h.reply(where, render.refusal("not_allowed"))
             return
         if sent_as(update) != "user":  # an anonymous admin has no private chat to ask in
             try:
