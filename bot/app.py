@@ -183,6 +183,7 @@ class DurakBot:
         app.add_handler(CommandHandler("rules", local(once("rules", h.rules))))
         app.add_handler(CommandHandler("stats", local(once("stats", h.stats))))
         app.add_handler(CommandHandler("leave", local(h.leave)))
+        app.add_handler(CommandHandler("notify_me", local(h.notify_me)))
         app.add_handler(CommandHandler("settings", local(h.settings)))
         life = self.lifecycle
         assert life is not None
@@ -244,9 +245,11 @@ class DurakBot:
             log.warning("could not remember message %s of game %s: %s", kind, game_id, e)
 
     async def _forbidden(self, chat_id: int) -> None:
-        """A player blocked the bot (or never started it): tell his group once."""
+        """A player blocked the bot (or never started it): tell his group once; he
+        gets no /notify_me messages any more (quietly)."""
         if chat_id <= 0 or self.service is None or self.outbox is None:
             return
+        await self.service.drop_subscriber(chat_id)
         for info in await self.service.games_of_user(chat_id):
             if info.status != RUNNING or (info.game_id, chat_id) in self._warned:
                 continue
@@ -282,7 +285,8 @@ def command_menus() -> tuple[list[BotCommand], list[BotCommand]]:
         BotCommand("newgame", _("open a lobby for a new game")),
         BotCommand("rules", _("the rules in force")),
         BotCommand("stats", _("who was the durak how often")),
-        BotCommand("leave", _("leave the lobby or give up the game")),
+        BotCommand("leave", _("leave the lobby, or hand your seat in the game to the AI")),
+        BotCommand("notify_me", _("a private message when a game opens here (again: stop)")),
         BotCommand("settings", _("house rules and turn time (admins)")),
         BotCommand("history", _("recent games and their fools")),
         BotCommand("cancel", _("cancel the lobby or game (creator or admin)")),

@@ -20,8 +20,14 @@
   with up to six cards: the several-card opening picker with those cards
   chosen so far, ``k`` back to the hand, ``f`` refresh.
 - ``1c.h.S`` own trumps: choose spades as one's suit in lobby 17.
-- ``1v.h.5.2`` ``/skip``: vote to hand seat 2 of game 17 to the AI, at state version 5
+- ``1q.h.5.2`` ``/skip``: vote to hand seat 2 of game 17 to the AI, at state version 5
   (the vote is for the wait that state shows; seat in decimal).
+- ``1a.h`` confirm one's seat in Play-again lobby 17.
+- ``1n.h.4`` cap lobby 17 at 4 players (decimal, 2 to 16).
+- ``1v.h.<token>.y`` / ``.n``: confirm / decline leaving running game 17 (``/leave``);
+  ``1w.h.<token>.y`` / ``.n`` the same for cancelling it (``/cancel``). The token
+  (base 36) is the bot's, one use, for one user and one game: a forged or replayed
+  press names no pending confirmation and is refused.
 
 Anything else, including data from a forged client, raises ``BadCallback``.
 """
@@ -36,18 +42,22 @@ from durak.actions import Action, Beat, Lead, ReturnCard
 from durak.cards import Card, Rank, parse_card
 
 VERSION = "1"
-LOBBY_KINDS = frozenset("jlsrhxyz")
+LOBBY_KINDS = frozenset("jlsrhxyza")
 #: Lobby buttons that seat an AI player of a level.
 AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
 SETTING = re.compile(r"1o\.([a-z]{1,3})(?:\.(0|[1-9][0-9]?))?")
 SUIT = re.compile(r"1c\.([0-9a-z]{1,12})\.([SHDC])")
-SKIP = re.compile(r"1v\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.(0|[1-9][0-9]?)")
+SKIP = re.compile(r"1q\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.(0|[1-9][0-9]?)")
+CAP = re.compile(r"1n\.([0-9a-z]{1,12})\.([2-9]|1[0-6])")
+CONFIRM = re.compile(r"1([vw])\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.([yn])")
+#: Confirmation kinds: what a confirmed press does.
+CONFIRM_KINDS = {"v": "leave", "w": "cancel"}
 MAX_BYTES = 64
 #: At most this many cards in one attack button or one picker selection.
 MAX_CARDS = 6
 
 _DATA = re.compile(
-    r"^1([jlsrhxyzg])\.([0-9a-z]{1,12})(?:(?:\.([0-9a-z]{1,12}))?\.([a-z][0-9A-Z]{0,12}))?"
+    r"^1([jlsrhxyzag])\.([0-9a-z]{1,12})(?:(?:\.([0-9a-z]{1,12}))?\.([a-z][0-9A-Z]{0,12}))?"
 )
 
 
@@ -102,8 +112,11 @@ class Callback:
     #: ``c``: the suit letter chosen (own trumps).
     suit: str | None = None
     #: ``o``: the index of the value chosen in the option's list (``None``: open the list);
-    #: ``v``: the seat voted away.
+    #: ``q``: the seat voted away; ``n``: the cap of players chosen.
     choice: int | None = None
+    #: ``v``/``w``: the confirmation's token, and whether the press says yes.
+    token: int | None = None
+    yes: bool = False
 
 
 def _b36(n: int) -> str:
@@ -168,12 +181,21 @@ def encode(cb: Callback) -> str:
         if not 0 <= cb.choice < 100:
             raise ValueError("a value button names a value")
         return f"{VERSION}o.{cb.setting}.{cb.choice}"
+    if cb.kind == "n":
+        if cb.choice is None or not 2 <= cb.choice <= 16:
+            raise ValueError("a cap button names 2 to 16 players")
+        return f"{VERSION}n.{_b36(cb.game_id)}.{cb.choice}"
+    if cb.kind in CONFIRM_KINDS:
+        if cb.token is None:
+            raise ValueError("a confirmation button carries its token")
+        answer = "y" if cb.yes else "n"
+        return f"{VERSION}{cb.kind}.{_b36(cb.game_id)}.{_b36(cb.token)}.{answer}"
     if cb.kind == "c":
         if cb.suit not in ("S", "H", "D", "C"):
             raise ValueError("a suit button names a suit")
         return f"{VERSION}c.{_b36(cb.game_id)}.{cb.suit}"
     text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
-    if cb.kind == "v":
+    if cb.kind == "q":
         if cb.version is None or cb.choice is None or not 0 <= cb.choice < 100:
             raise ValueError("a skip button names a state and a seat")
         return f"{text}.{_b36(cb.version)}.{cb.choice}"
@@ -195,12 +217,20 @@ def setting(code: str, choice: int | None = None) -> str:
     return encode(Callback("o", 0, setting=code, choice=choice))
 
 
+def cap(game_id: int, players: int) -> str:
+    return encode(Callback("n", game_id, choice=players))
+
+
+def confirm(kind: str, game_id: int, token: int, yes: bool) -> str:
+    return encode(Callback(kind, game_id, token=token, yes=yes))
+
+
 def suit(game_id: int, letter: str) -> str:
     return encode(Callback("c", game_id, suit=letter))
 
 
 def skip(game_id: int, version: int, seat: int) -> str:
-    return encode(Callback("v", game_id, version, choice=seat))
+    return encode(Callback("q", game_id, version, choice=seat))
 
 
 def move(game_id: int, version: int | None, m: Move) -> str:
@@ -245,7 +275,14 @@ def decode(data: object) -> Callback:
     vote = SKIP.fullmatch(data)
     if vote:
         game_text, version_text, seat_text = vote.groups()
-        return Callback("v", int(game_text, 36), int(version_text, 36), choice=int(seat_text))
+        return Callback("q", int(game_text, 36), int(version_text, 36), choice=int(seat_text))
+    capped = CAP.fullmatch(data)
+    if capped:
+        return Callback("n", int(capped.group(1), 36), choice=int(capped.group(2)))
+    asked = CONFIRM.fullmatch(data)
+    if asked:
+        kind, game, token, answer = asked.groups()
+        return Callback(kind, int(game, 36), token=int(token, 36), yes=answer == "y")
     m = _DATA.fullmatch(data)
     if not m:
         raise BadCallback("not callback data of this bot")

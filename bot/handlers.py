@@ -24,7 +24,7 @@ from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSetting
 from durak.view import PileView
 
 from . import callbacks as cb
-from . import events, games_menu, games_text, keyboards, render, topics
+from . import events, games_menu, games_text, keyboards, leaving, render, topics
 from . import settings as menu
 from .i18n import DEFAULT, N_, _, language
 from .presenter import Presenter, slot
@@ -91,6 +91,7 @@ class Handlers:
         self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
         self._clock = time.monotonic
+        self.confirmations = leaving.Confirmations(self)
 
     def localized(self, handler: Handler) -> Handler:
         """Run a handler in the language of whoever reads its replies: a button's
@@ -202,6 +203,29 @@ class Handlers:
             self.reply(chat.id, render.refusal(e.code))
             return
         await self.presenter.lobby(info)
+        await leaving.tell_subscribers(self, info, user.id)
+
+    async def notify_me(self, update: Update, context: Context) -> None:
+        """``/notify_me`` in a group: a private message when a lobby opens there, until
+        sent again. Answered privately: the group hears nothing of it."""
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None:
+            return
+        if not self.in_group(update) or sent_as(update) != "user":
+            self.reply(chat.id, _("Send /notify_me in a group to hear of its new games."))
+            return
+        self._note_chat(chat)
+        on = await self.service.toggle_notify(chat.id, user.id)
+        title = render.esc(chat.title or "")
+        with language(await self.langs.of_user(user.id)):
+            if on:
+                text = _(
+                    "I will write to you when a game opens in {group}."
+                    " Send /notify_me there again to stop."
+                ).format(group=title)
+            else:
+                text = _("No more messages about new games in {group}.").format(group=title)
+            self.reply(user.id, text)
 
     def _to_the_table(self, info: GameInfo) -> None:
         """``/newgame`` while a game runs: no second game, a link to the table (a
@@ -265,6 +289,8 @@ class Handlers:
             self.reply(user.id, render.refusal(e.code))
             return
         await self._joined(info, user.id)
+        if info.status != LOBBY:  # the lobby was full with him: it started itself
+            await self._dealt(info)
 
     async def _seated_start(self, info: GameInfo, user_id: int) -> None:
         """Start from a deep link by a seated player: his panel once the game runs; in
@@ -321,6 +347,15 @@ class Handlers:
         if sent_as(update) != "user":
             self.reply(chat.id, not_a_person())
             return
+        open_now = await self.service.active_game(chat.id, topics.here())
+        if open_now is not None and open_now.status == RUNNING:
+            seat = open_now.seat_of(user.id)
+            if seat is not None and open_now.seats[seat].left:  # never a surrender later
+                self.reply(user.id, _("You left this game: the AI plays your seat."))
+                return
+            if seat is not None:
+                self.confirmations.ask("v", open_now, user.id)  # in private, with buttons
+                return
         try:
             result = await self.service.leave(chat.id, user.id, topics.here())
         except ServiceError as e:
@@ -546,6 +581,8 @@ class Handlers:
             if data.choice is not None:
                 return {"text": render.refusal("bad_callback"), "show_alert": True}
             return await self.lifecycle.language_button(user.id, data.setting or "")
+        if data.kind in cb.CONFIRM_KINDS:
+            return await self.confirmations.press(data, user.id, context)
         if data.kind == "c" and message is not None and message.chat.type == ChatType.PRIVATE:
             # own trumps: the chooser's private message carries the free suits too
             chosen = await self.service.game(data.game_id)
@@ -553,7 +590,7 @@ class Handlers:
         if message is None or message.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
         chat = message.chat
-        if data.kind == "v" and self.skips is not None:
+        if data.kind == "q" and self.skips is not None:
             return await self.skips.button(chat.id, user.id, data)
         if data.kind == "o":
             if self.outbox.message_id(chat.id, "settings") is None:
@@ -568,13 +605,33 @@ class Handlers:
                 # the service's not_allowed would say "only the creator or an admin"
                 return {"text": render.refusal("game_over"), "show_alert": True}
             info = await self.service.play_again(data.game_id, user.id)
-            await self.presenter.changed(info)
+            if info.status == LOBBY:
+                await self.presenter.lobby(info)
+                return {"text": _("You are in the next game; the others confirm.")}
+            await self._dealt(info)
             return {"text": _("A new game starts: your cards are in our private chat.")}
         lobby = await self.service.lobby(chat.id, topics.here())
         if lobby is None or lobby.game_id != data.game_id:
             return {"text": render.refusal("no_lobby"), "show_alert": True}
         if data.kind == "j":
             return await self._join_button(context, lobby, user)
+        if data.kind == "a":
+            info = await self.service.confirm(lobby.game_id, user.id)
+            if info.status != LOBBY:
+                await self._dealt(info)
+                return {"text": _("Dealt! Your cards are in our private chat.")}
+            await self.presenter.lobby(info)
+            return {"text": _("You are in the next game; the others confirm.")}
+        if data.kind == "n":
+            is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
+            info = await self.service.set_cap(
+                chat.id, user.id, data.choice, is_admin, lobby.thread_id
+            )
+            if info.status != LOBBY:
+                await self._dealt(info)
+                return {"text": _("Dealt! Your cards are in our private chat.")}
+            await self.presenter.lobby(info)
+            return {"text": _("The game starts when {n} players sit.").format(n=info.room)}
         if data.kind in cb.AI_KINDS:
             is_admin = lobby.creator_id != user.id and await self.is_admin(context, chat, user.id)
             level = cb.AI_KINDS[data.kind]
@@ -583,6 +640,9 @@ class Handlers:
             info = await self.service.add_ai(
                 chat.id, level, user.id, is_admin, lobby.thread_id, name=name
             )
+            if info.status != LOBBY:  # full: it started itself
+                await self._dealt(info)
+                return {"text": _("Dealt! Your cards are in our private chat.")}
             await self.presenter.lobby(info)
             return {"text": _("An AI player sits down.")}
         if data.kind == "l":
@@ -671,6 +731,8 @@ class Handlers:
             pass
         info = await self.service.join(lobby.chat_id, user.id, display_name(user), lobby.thread_id)
         await self._joined(info, user.id)
+        if info.status != LOBBY:  # the lobby was full with him: it started itself
+            await self._dealt(info)
         return {"text": _("You are in!")}
 
     async def _move(self, user: User, message_id: int | None, data: cb.Callback) -> dict[str, Any]:
@@ -680,6 +742,8 @@ class Handlers:
             return {"text": render.refusal("not_in_game"), "show_alert": True}
         if info.status != RUNNING or info.game is None:
             return {"text": render.refusal("game_over"), "show_alert": True}
+        if info.seats[seat].left:
+            return {"text": _("You left this game: the AI plays your seat.")}
         if info.seats[seat].away or info.seats[seat].timeouts:
             was_away = info.seats[seat].away
             await self.service.mark_present(info.game_id, user.id)

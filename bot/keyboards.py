@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
@@ -43,8 +44,9 @@ def add_to_group(bot_username: str) -> Markup:
     return markup([[button("➕ " + _("Add me to a group"), url=url)]])
 
 
-def lobby(game_id: int, room: bool = True) -> Markup:
-    """Join / Leave, AI players of three levels while there is a free seat, Start."""
+def lobby(game_id: int, room: bool = True, cap_row: list[list[Button]] | None = None) -> Markup:
+    """Join / Leave, AI players of three levels while there is a free seat, the cap
+    of players (``cap_row``, :func:`caps`), Start."""
     rows = [
         [
             button("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
@@ -59,8 +61,55 @@ def lobby(game_id: int, room: bool = True) -> Markup:
                 for kind, level in cb.AI_KINDS.items()
             ]
         )
+    rows.extend(cap_row or [])
     rows.append([button("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))])
     return markup(rows)
+
+
+def again_lobby(game_id: int) -> Markup:
+    """The Play-again lobby: each player confirms (or leaves); the creator may start
+    before everyone has (who did not confirm stays out)."""
+    return markup(
+        [
+            [
+                button("✅ " + _("I'm in"), callback_data=cb.lobby("a", game_id)),
+                button(_("Leave"), callback_data=cb.lobby("l", game_id)),
+            ],
+            [button("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))],
+        ]
+    )
+
+
+def caps(game_id: int, counts: Sequence[int], cap: int | None) -> list[list[Button]]:
+    """One row of the lobby: the cap of players the creator may choose (the game
+    starts itself when that many sit), the chosen one ticked."""
+    if len(counts) < 2:
+        return []
+    return [
+        [
+            button(("✓ " if n == cap else "") + f"👥 {n}", callback_data=cb.cap(game_id, n))
+            for n in counts
+        ]
+    ]
+
+
+def confirm(kind: str, game_id: int, token: int) -> Markup:
+    """A private yes / no under a question (leave the game, cancel it)."""
+    yes = {"v": _("Yes, leave"), "w": _("Yes, cancel the game")}[kind]
+    return markup(
+        [
+            [
+                button("✅ " + yes, callback_data=cb.confirm(kind, game_id, token, True)),
+                button("↩️ " + _("No"), callback_data=cb.confirm(kind, game_id, token, False)),
+            ]
+        ]
+    )
+
+
+def notify_join(bot_username: str, game_id: int) -> Markup:
+    """Under the /notify_me message: join the new lobby from the private chat."""
+    url = deep_link(bot_username, f"j{game_id}")
+    return markup([[button("✋ " + _("Join"), url=url)]])
 
 
 def ended(bot_username: str, game_id: int, again: bool = True) -> Markup:

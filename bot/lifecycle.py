@@ -16,7 +16,7 @@ from durak.service_types import LOBBY, RUNNING, GameInfo
 
 from . import callbacks as cb
 from . import render, topics
-from .handlers import Context, Handlers
+from .handlers import Context, Handlers, sent_as
 from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 
 log = logging.getLogger(__name__)
@@ -44,16 +44,24 @@ class Lifecycle:
             self.h.reply(chat.id, render.refusal("no_lobby"))
             return
         is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
-        try:
-            info = await self.service.cancel(
-                chat.id, user.id, is_admin=is_admin, thread_id=open_now.thread_id
-            )
-        except ServiceError as e:
-            self.h.reply(chat.id, render.refusal(e.code))
+        if open_now.creator_id != user.id and not is_admin:
+            # a person is refused where only he reads it: the group's budget is the game's
+            where = user.id if sent_as(update) == "user" else chat.id
+            self.h.reply(where, render.refusal("not_allowed"))
             return
-        await self._closed(info, N_("The game was cancelled; nobody is the durak."))
+        if sent_as(update) != "user":  # an anonymous admin has no private chat to ask in
+            try:
+                info = await self.service.cancel(
+                    chat.id, user.id, is_admin=is_admin, thread_id=open_now.thread_id
+                )
+            except ServiceError as e:
+                self.h.reply(chat.id, render.refusal(e.code))
+                return
+            await self.closed(info, N_("The game was cancelled; nobody is the durak."))
+            return
+        self.h.confirmations.ask("w", open_now, user.id, is_admin)
 
-    async def _closed(self, info: GameInfo, note: str) -> None:
+    async def closed(self, info: GameInfo, note: str) -> None:
         if info.game is not None:  # a game: its end is announced once, by the presenter
             await self.presenter.changed(info)
             return

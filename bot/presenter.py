@@ -152,6 +152,18 @@ def _now(table: render.Table, view: View | PileView) -> render.Table:
     return replace(table, view=view, version=max(table.version, view.moves))
 
 
+def _cap_counts(info: GameInfo) -> list[int]:
+    """The caps a lobby may choose: the counts its game allows, from who sits already."""
+    counts = []
+    for n in range(max(2, len(info.seats)), info.rules.max_players + 1):
+        try:
+            info.rules.check_players(n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return counts
+
+
 class Presenter:
     def __init__(
         self,
@@ -263,9 +275,16 @@ class Presenter:
             left = None if choice.deadline is None else max(0, round(choice.deadline - time.time()))
             text = render.suit_choice_text(info.seats, choice.order, choice.chosen, left)
             markup: keyboards.Markup | None = keyboards.suits(info.game_id, choice.free)
+        elif info.status == "lobby" and info.again:
+            text = render.again_lobby_text(info.seats, info.rules, creator)
+            markup = keyboards.again_lobby(info.game_id)
         elif info.status == "lobby":
             text = render.lobby_text(info.seats, info.rules, creator)
-            markup = keyboards.lobby(info.game_id, room=len(info.seats) < info.rules.max_players)
+            if info.cap is not None:
+                text += "\n" + render.cap_line(info.room)
+            counts = _cap_counts(info)
+            cap_row = keyboards.caps(info.game_id, counts, info.cap or max(counts, default=0))
+            markup = keyboards.lobby(info.game_id, len(info.seats) < info.room, cap_row)
         else:
             text = render.lobby_text(info.seats, info.rules, creator, closed=note)
             markup = None

@@ -127,6 +127,33 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
     return "\n".join(lines)
 
 
+def again_lobby_text(seats: Sequence[Seat], rules: Rules, creator: str) -> str:
+    """The Play-again lobby: who confirmed (✅) and who is still awaited (⏳)."""
+    lines = ["🔁 <b>" + _("Durak: play again") + "</b>"]
+    for s in seats:
+        mark = "✅" if s.ready or s.is_ai else "⏳"
+        lines.append(f"{mark} {player(s)}")
+    lines.append("")
+    lines.append("📜 " + " · ".join(rules_lines(rules)))
+    lines.append("")
+    lines.append(
+        _(
+            "Press “I'm in” to play the next game, or Leave. It starts when everyone"
+            " has confirmed, or when {name} presses Start."
+        ).format(name=esc(creator))
+    )
+    return "\n".join(lines)
+
+
+def cap_line(cap: int) -> str:
+    """Under a capped lobby: the game starts by itself once full."""
+    return n_(
+        "👥 Up to {n} player: the game starts when the lobby is full.",
+        "👥 Up to {n} players: the game starts when the lobby is full.",
+        cap,
+    ).format(n=cap)
+
+
 # ---- the table --------------------------------------------------------------------------
 
 

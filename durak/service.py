@@ -30,8 +30,14 @@ Decisions worth knowing:
   as the loser, also with ``teams``; his tally counts a loss, everyone's counts a
   game played, and he deals the next game of the series.
 - A cancelled game (lobby or running) changes no tally.
-- ``play_again`` keeps the previous game's seats and rules (a series is played
-  under one set of rules); new chat settings apply to the next lobby.
+- ``play_again`` opens a Play-again lobby with the previous game's seats (minus who
+  left it) and rules (a series is played under one set of rules); each human
+  confirms (``confirm``), it starts when all have or its creator starts it, and the
+  series' rule names the dealer (RULES-NOTES 71-72). New chat settings apply to the
+  next ``/newgame`` lobby.
+- ``hand_over`` (``/leave`` in a running game): the AI plays the seat to the end
+  and the leaver's tally counts what it scores; ``surrender`` ends the game.
+- A lobby with a cap (``set_cap``) starts itself once full.
 - Changing chat settings while a lobby is open changes that lobby's rules too
   (rules are picked before a game starts, never during one).
 - AI seats (``kind == "ai"``) get negative user ids and no tallies.
@@ -78,6 +84,7 @@ from . import service_suits as suits
 from .actions import Action, action_from_step
 from .errors import IllegalAction, MalformedRecord
 from .games import AFTER_LOSS, Game, Series
+from .games import FIRST as FIRST_GAME
 from .records import export_record, replay
 from .rules import Rules
 from .service_errors import (
@@ -260,21 +267,30 @@ class GameService:
             return await self._info(tx, await self._row(tx, game_id))
 
     async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
-        async with self._chat_lock(chat_id), self._store.transaction() as tx:
-            row = await self._open_lobby(tx, chat_id, changing=True, thread_id=thread_id)
-            seats = await tx.seats(row.game_id)
-            if any(s.user_id == user_id for s in seats):
-                raise AlreadyJoined(f"user {user_id} already sits in lobby {row.game_id}")
-            rules = _rules(row.rules)
-            if len(seats) >= rules.max_players:
-                raise LobbyFull(f"{rules.deck} cards seat at most {rules.max_players} players")
-            now = time.time()
-            await tx.upsert_user(user_id, name, now)
-            await tx.add_seat(
-                row.game_id, Seat(len(seats), user_id, _seat_name(name, seats, len(seats)))
-            )
-            await tx.update_lobby(row.game_id, now)
-            return await self._info(tx, await self._row(tx, row.game_id))
+        """Sit down in the topic's lobby (joining confirms: ``ready``). The lobby that
+        is full with him (its cap reached) starts itself: the dealt game is returned."""
+        async with self._chat_lock(chat_id):
+            async with self._store.transaction() as tx:
+                row = await self._open_lobby(tx, chat_id, changing=True, thread_id=thread_id)
+                seats = await tx.seats(row.game_id)
+                if any(s.user_id == user_id for s in seats):
+                    raise AlreadyJoined(f"user {user_id} already sits in lobby {row.game_id}")
+                rules = _rules(row.rules)
+                _check_room(row, rules, len(seats))
+                now = time.time()
+                await tx.upsert_user(user_id, name, now)
+                await tx.add_seat(
+                    row.game_id,
+                    Seat(
+                        len(seats),
+                        user_id,
+                        _seat_name(name, seats, len(seats)),
+                        ready=row.previous_game_id is not None,  # joining confirms
+                    ),
+                )
+                await tx.update_lobby(row.game_id, now)
+                found = await self._start_if_full(tx, row.game_id)
+            return self._started(found)
 
     async def add_ai(
         self,
@@ -294,13 +310,13 @@ class GameService:
             _check_may(row, by_user, is_admin, "add an AI player")
             seats = await tx.seats(row.game_id)
             rules = _rules(row.rules)
-            if len(seats) >= rules.max_players:
-                raise LobbyFull(f"{rules.deck} cards seat at most {rules.max_players} players")
+            _check_room(row, rules, len(seats))
             ai_id = min([s.user_id for s in seats if s.is_ai] + [0]) - 1
             name = _seat_name(name.format(n=-ai_id, level=level), seats, len(seats))
             await tx.add_seat(row.game_id, Seat(len(seats), ai_id, name, AI, level))
             await tx.update_lobby(row.game_id, time.time())
-            return await self._info(tx, await self._row(tx, row.game_id))
+            found = await self._start_if_full(tx, row.game_id)
+        return self._started(found)
 
     async def leave(self, chat_id: int, user_id: int, thread_id: int = 0) -> LeaveResult:
         """Leave the chat's lobby, or surrender its running game.
@@ -326,7 +342,7 @@ class GameService:
         kept: list[Seat] = []
         for s in seats:
             if s.user_id != user_id:
-                kept.append(Seat(len(kept), s.user_id, s.name, s.kind, s.level))
+                kept.append(replace(s, seat=len(kept)))  # a confirmation stays
         await tx.replace_seats(row.game_id, kept)
         now = time.time()
         humans = [s for s in kept if not s.is_ai]
@@ -361,17 +377,74 @@ class GameService:
                 _check_may(row, user_id, is_admin, "start the game")
                 if suits.loads(row.snapshot) is not None:
                     raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
-                seats = await tx.seats(row.game_id)
-                rules = _rules(row.rules)
-                _check_count(rules, len(seats))
-                seed_text = str(secrets.randbits(63) if seed is None else seed)
-                if suits.needs_choice(rules):
-                    order = suits.choosing_order(rules, [s.name for s in seats], seed_text)
-                    choice = suits.with_ai_choices(SuitChoice(order), seats)
-                    found = await self._suit_step(tx, row, seats, rules, seed_text, choice)
-                else:
-                    found = await self._deal(tx, row, seats, rules, seed_text, None)
+                if row.previous_game_id is not None:  # his Start confirms him too
+                    await tx.set_ready(row.game_id, user_id)
+                found = await self._begin(tx, row, seed)
             return self._started(found)
+
+    async def _begin(
+        self, tx: Tx, row: GameRow, seed: int | str | None = None
+    ) -> tuple[_Live | None, GameInfo]:
+        """Start the lobby ``row`` (inside its transaction, the chat's lock held).
+
+        A Play-again lobby seats only who confirmed (and its AI players), and its
+        game follows the series of the game before it (:meth:`_lobby_series`)."""
+        seats = await tx.seats(row.game_id)
+        rules = _rules(row.rules)
+        series: Series | None = None
+        if row.previous_game_id is not None:
+            # who did not confirm stays out; ``ready`` means nothing in a running game
+            kept = [s for s in seats if s.ready or s.is_ai]
+            seats = [replace(s, seat=k, ready=False) for k, s in enumerate(kept)]
+            await tx.replace_seats(row.game_id, seats)
+        _check_count(rules, len(seats))
+        if row.previous_game_id is not None:
+            series = await self._lobby_series(tx, row.previous_game_id, seats)
+        seed_text = str(secrets.randbits(63) if seed is None else seed)
+        if suits.needs_choice(rules) and (series is None or series.trumps is None):
+            order = suits.choosing_order(rules, [s.name for s in seats], seed_text)
+            choice = suits.with_ai_choices(SuitChoice(order), seats)
+            return await self._suit_step(tx, row, seats, rules, seed_text, choice)
+        return await self._deal(tx, row, seats, rules, seed_text, series)
+
+    async def _start_if_full(self, tx: Tx, game_id: int) -> tuple[_Live | None, GameInfo]:
+        """A lobby starts itself when it is full (its cap reached) or, a Play-again
+        lobby, when every human in it confirmed; else it stays as it is."""
+        row = await self._row(tx, game_id)
+        seats = await tx.seats(game_id)
+        rules = _rules(row.rules)
+        full = row.cap is not None and len(seats) >= min(row.cap, rules.max_players)
+        confirmed = row.previous_game_id is not None and all(s.ready or s.is_ai for s in seats)
+        if len(seats) >= 2 and (full or confirmed) and suits.loads(row.snapshot) is None:
+            try:
+                rules.check_players(len(seats))
+            except ValueError:
+                pass
+            else:
+                return await self._begin(tx, row)
+        return None, await self._info(tx, row)
+
+    async def _lobby_series(self, tx: Tx, previous_id: int, seats: list[Seat]) -> Series:
+        """The series a Play-again lobby's game continues: who deals follows the rule
+        (RULES.md section 2: the loser deals, after a draw the dealer stays). With other
+        players than the series names (someone did not confirm, or joined), only the
+        dealer carries over, if he plays; else the dealer is drawn as in a first game."""
+        row = await self._row(tx, previous_id)
+        previous = list(await tx.seats(previous_id))
+        ending = row.ending()
+        if ending is not None and ending.reason == SURRENDER:
+            loser = previous[ending.losers[0]].name
+            series = Series(AFTER_LOSS, dealer=loser, previous_loser=loser)
+        else:
+            series = (await self._ended_game(tx, row, previous)).next_game()
+        names = tuple(s.name for s in seats)
+        expected = series.players or tuple(s.name for s in previous)
+        if names == expected:
+            return series
+        needed = [n for n in (series.dealer, series.previous_loser) if n is not None]
+        if series.kind != FIRST_GAME and needed and all(n in names for n in needed):
+            return Series(series.kind, series.dealer, series.previous_loser)
+        return Series()
 
     async def _deal(
         self,
@@ -652,20 +725,145 @@ class GameService:
             return info
 
     async def play_again(self, game_id: int, user_id: int) -> GameInfo:
-        """Start the next game of the series with the same seats and rules: the
-        loser deals (RULES.md section 2); after a draw the dealer stays. If the next
-        game was already started (two players clicked), that game is returned."""
+        """Open the Play-again lobby after game ``game_id``: the same players (who did
+        not ``/leave`` it) and rules, its AI seats too, in the series' seat order; the
+        presser has confirmed. Once it exists, a press confirms him in it
+        (:meth:`confirm`); when every human has, it starts (the series' dealer deals)."""
         async with self._store.reading() as tx:
             row = await self._row(tx, game_id)
         async with self._chat_lock(row.chat_id):
             async with self._store.transaction() as tx:
-                found = await self._next_game(tx, game_id, user_id)
-            if isinstance(found, GameInfo):
-                return found
-            # Only once committed: memory never holds what the disk does not.
-            live, info = found
-            self._live.setdefault(live.game_id, live)
-            return info
+                following = await tx.next_game_of(game_id)
+                if following is None:
+                    return await self._again_lobby(tx, game_id, user_id)
+                found = await self._confirm(tx, await self._row(tx, following), user_id)
+            return self._started(found)
+
+    async def confirm(self, lobby_id: int, user_id: int) -> GameInfo:
+        """The player confirms he plays the Play-again lobby's game; when every human
+        in it has, it starts (returned running). Confirming twice changes nothing."""
+        async with self._store.reading() as tx:
+            row = await self._row(tx, lobby_id)
+        async with self._chat_lock(row.chat_id):
+            async with self._store.transaction() as tx:
+                found = await self._confirm(tx, await self._row(tx, lobby_id), user_id)
+            return self._started(found)
+
+    async def _confirm(self, tx: Tx, row: GameRow, user_id: int) -> tuple[_Live | None, GameInfo]:
+        if row.status != LOBBY:
+            seats = await tx.seats(row.game_id)
+            if row.status == RUNNING and any(s.user_id == user_id for s in seats):
+                return None, await self._info(tx, row)  # it started: he plays it
+            raise GameOver(f"game {row.game_id} is no longer a lobby")
+        if row.previous_game_id is None:
+            raise NotAllowed(f"lobby {row.game_id} is not a Play-again lobby")
+        if suits.loads(row.snapshot) is not None:
+            raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
+        if not any(s.user_id == user_id for s in await tx.seats(row.game_id)):
+            raise NotInGame(f"user {user_id} has no seat in lobby {row.game_id}")
+        if await tx.set_ready(row.game_id, user_id):
+            await tx.update_lobby(row.game_id, time.time())
+        return await self._start_if_full(tx, row.game_id)
+
+    async def _again_lobby(self, tx: Tx, game_id: int, user_id: int) -> GameInfo:
+        row = await self._row(tx, game_id)
+        if row.status == LOBBY:
+            raise NotRunning(f"game {game_id} has not started")
+        if row.status == RUNNING:
+            raise GameRunning(f"game {game_id} is still running")
+        ending = row.ending()
+        if row.status == CANCELLED or ending is None or row.start is None:
+            raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
+        seats = list(await tx.seats(game_id))
+        mine = next((s for s in seats if s.user_id == user_id), None)
+        if mine is None:
+            raise NotInGame(f"user {user_id} did not play game {game_id}")
+        if mine.left:
+            raise NotAllowed(f"user {user_id} left game {game_id}")
+        await self._refuse_open(tx, row.chat_id, row.thread_id)
+        if ending.reason != SURRENDER:
+            series = (await self._ended_game(tx, row, seats)).next_game()
+            if series.players is not None:
+                seats = await self._series_seats(tx, row, seats, series.players)
+        kept = [s for s in seats if not s.left]
+        seats = [
+            Seat(k, s.user_id, s.name, s.kind, s.level, ready=s.user_id == user_id)
+            for k, s in enumerate(kept)
+        ]
+        creator = row.creator_id if any(s.user_id == row.creator_id for s in seats) else user_id
+        new_id = await tx.insert_game(
+            row.chat_id,
+            creator,
+            row.rules,
+            time.time(),
+            previous_game_id=game_id,
+            thread_id=row.thread_id,  # the series plays on in its topic
+        )
+        if new_id is None:
+            raise LobbyExists(f"chat {row.chat_id} already has an open lobby or game")
+        await tx.replace_seats(new_id, seats)
+        return await self._info(tx, await self._row(tx, new_id))
+
+    async def set_cap(
+        self,
+        chat_id: int,
+        user_id: int,
+        cap: int | None,
+        is_admin: bool = False,
+        thread_id: int = 0,
+    ) -> GameInfo:
+        """The creator (or an admin) caps the lobby at ``cap`` players (``None``: the
+        deck's maximum), a count the game allows and not below who sits already. A
+        lobby full with it starts itself (returned running)."""
+        async with self._chat_lock(chat_id):
+            async with self._store.transaction() as tx:
+                row = await self._open_lobby(tx, chat_id, changing=True, thread_id=thread_id)
+                _check_may(row, user_id, is_admin, "cap the lobby")
+                seats = await tx.seats(row.game_id)
+                if cap is not None:
+                    if type(cap) is not int or cap < max(2, len(seats)):
+                        raise BadPlayerCount(f"a cap of {cap!r} with {len(seats)} seated")
+                    _check_count(_rules(row.rules), cap)
+                await tx.set_cap(row.game_id, cap, time.time())
+                found = await self._start_if_full(tx, row.game_id)
+            return self._started(found)
+
+    async def hand_over(self, game_id: int, user_id: int) -> GameInfo:
+        """The player leaves the running game (``/leave``, confirmed): the AI plays his
+        seat for the rest of it, and his tally counts what that seat scores (he is the
+        durak only if it loses). Unlike :meth:`surrender`, the game goes on."""
+        async with self._game_lock(game_id):
+            live = await self._running(game_id)
+            seat = live.seats[live.seat_of(user_id)]
+            if seat.left:
+                raise NotInGame(f"user {user_id} already left game {game_id}")
+            try:
+                async with self._store.transaction() as tx:
+                    updated = await tx.hand_to_ai(game_id, user_id)
+                    if updated is None:
+                        raise NotInGame(f"user {user_id} already left game {game_id}")
+            except BaseException:
+                self._live.pop(game_id, None)  # memory may lag the disk: reload on next use
+                raise
+            live.set_seat(updated)
+        return await self.game(game_id)
+
+    # ---- /notify_me ---------------------------------------------------------------
+
+    async def toggle_notify(self, chat_id: int, user_id: int) -> bool:
+        """``/notify_me``: subscribe to the chat's new lobbies, or unsubscribe; ``True``
+        if he is subscribed now."""
+        async with self._store.transaction() as tx:
+            return await tx.toggle_notify(chat_id, user_id, time.time())
+
+    async def subscribers(self, chat_id: int) -> list[int]:
+        async with self._store.reading() as tx:
+            return await tx.subscribers(chat_id)
+
+    async def drop_subscriber(self, user_id: int) -> int:
+        """A subscriber who blocked the bot leaves every chat's list (quietly)."""
+        async with self._store.transaction() as tx:
+            return await tx.drop_subscriber(user_id)
 
     async def next_deal(self, game_id: int) -> GameInfo | None:
         """A sprint match's next deal after deal ``game_id``, started if it was not
@@ -868,6 +1066,8 @@ class GameService:
         live = self._live.get(game_id)
         if live is not None and not _absent(live.seats[live.seat_of(user_id)]):
             return False
+        if live is not None and live.seats[live.seat_of(user_id)].left:
+            return False  # he left: the AI keeps his seat
         async with self._game_lock(game_id):
             live = self._live.get(game_id)
             if live is not None:
@@ -1202,6 +1402,7 @@ class GameService:
             previous_game_id=row.previous_game_id,
             suit_choice=suits.loads(row.snapshot) if row.status == LOBBY else None,
             thread_id=row.thread_id,
+            cap=row.cap,
         )
         cached = self._live.get(row.game_id)
         if (
@@ -1462,6 +1663,12 @@ def _seat_name(name: str, seats: tuple[Seat, ...] | list[Seat], seat: int) -> st
 def _check_may(row: GameRow, user_id: int, is_admin: bool, what: str) -> None:
     if not is_admin and row.creator_id != user_id:
         raise NotAllowed(f"only the lobby's creator or an admin may {what}")
+
+
+def _check_room(row: GameRow, rules: Rules, seated: int) -> None:
+    room = min(row.cap or rules.max_players, rules.max_players)
+    if seated >= room:
+        raise LobbyFull(f"the lobby seats at most {room} players")
 
 
 def _check_count(rules: Rules, count: int) -> None:

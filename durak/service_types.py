@@ -31,7 +31,10 @@ class Seat:
     """One seat. ``name`` is the name the engine and records use, unique in the
     game; AI seats have ``kind == "ai"``, a ``level`` and a negative ``user_id``.
     ``timeouts`` counts the player's consecutive timed-out decisions; ``away``
-    is set once they reach :data:`AWAY_AFTER`, until he acts again."""
+    is set once they reach :data:`AWAY_AFTER`, until he acts again. ``ready``: in a
+    Play-again lobby, the player confirmed he plays the next game. ``left``: the
+    player left the running game with ``/leave``; the AI plays his seat (it stays
+    ``away`` for good) and his tally still counts what that seat scores."""
 
     seat: int
     user_id: int
@@ -40,6 +43,8 @@ class Seat:
     level: str | None = None
     timeouts: int = 0
     away: bool = False
+    ready: bool = False
+    left: bool = False
 
     @property
     def is_ai(self) -> bool:
@@ -118,6 +123,19 @@ class GameInfo:
     #: The forum topic the game lives in (``message_thread_id``); 0 for none. Every
     #: group message of the game goes there.
     thread_id: int = 0
+    #: The lobby's cap of players chosen by its creator (``None``: the deck's maximum);
+    #: the lobby starts itself when it is full.
+    cap: int | None = None
+
+    @property
+    def again(self) -> bool:
+        """A Play-again lobby: the next game of a series, its players confirm."""
+        return self.status == LOBBY and self.previous_game_id is not None
+
+    @property
+    def room(self) -> int:
+        """How many players the lobby seats at most (its cap, or the deck's maximum)."""
+        return min(self.cap or self.rules.max_players, self.rules.max_players)
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:

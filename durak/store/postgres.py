@@ -205,8 +205,31 @@ async def _migrate_2(tx: Tx) -> None:
         await tx.execute(statement)
 
 
+_SCHEMA_3 = (
+    # Play again is a lobby: who confirmed the next game; /leave hands a seat to the AI.
+    "ALTER TABLE seats ADD COLUMN ready boolean NOT NULL DEFAULT false",
+    "ALTER TABLE seats ADD COLUMN has_left boolean NOT NULL DEFAULT false",
+    # The lobby's cap of players chosen by its creator; NULL: the deck's maximum.
+    "ALTER TABLE games ADD COLUMN cap integer CHECK (cap >= 2)",
+    # /notify_me: who wants a private message when a lobby opens in the chat.
+    """CREATE TABLE notify (
+        chat_id  bigint NOT NULL,
+        user_id  bigint NOT NULL,
+        since    double precision NOT NULL,
+        PRIMARY KEY (chat_id, user_id)
+    )""",
+    "CREATE INDEX notify_by_user ON notify (user_id)",
+)
+
+
+async def _migrate_3(tx: Tx) -> None:
+    """Lobbies (SQLite's version 4): ``seats.ready``/``has_left``, ``games.cap``, ``notify``."""
+    for statement in _SCHEMA_3:
+        await tx.execute(statement)
+
+
 #: Ordered: ``MIGRATIONS[k]`` takes a database from version k to k + 1.
-MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2)
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2, _migrate_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -497,12 +520,13 @@ ON CONFLICT (chat_id, user_id) DO UPDATE SET played = t.played + 1,
 """
 _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
-    " snapshot, end_reason, losers, draw::integer, ended_by, created_at, updated_at, thread_id"
+    " snapshot, end_reason, losers, draw::integer, ended_by, created_at, updated_at, thread_id,"
+    " cap"
 )
-_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away"
+_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away, ready, has_left"
 _INSERT_SEAT = (
-    "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away, ready,"
+    " has_left) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 )
 _TALLY_SELECT = (
     "SELECT t.chat_id, t.user_id, coalesce(u.name, ''), t.played, t.losses, t.draws"
@@ -515,11 +539,22 @@ def _game(r: Sequence[Any]) -> GameRow:
 
 
 def _seat(r: Sequence[Any]) -> Seat:
-    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]))
+    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]), bool(r[7]), bool(r[8]))
 
 
 def _seat_params(game_id: int, s: Seat) -> tuple[Any, ...]:
-    return (game_id, s.seat, s.user_id, s.name, s.kind, s.level, s.timeouts, s.away)
+    return (
+        game_id,
+        s.seat,
+        s.user_id,
+        s.name,
+        s.kind,
+        s.level,
+        s.timeouts,
+        s.away,
+        s.ready,
+        s.left,
+    )
 
 
 def _tally_arrays(rows: Sequence[tuple[int, int, int]]) -> tuple[list[int], ...]:
@@ -831,11 +866,65 @@ class Tx:
         """Clear the player's timeouts and away flag; ``False`` if nothing changed."""
         changed = await self._execute(
             "UPDATE seats SET timeouts = 0, away = false"
-            " WHERE game_id = $1 AND user_id = $2 AND (timeouts != 0 OR away)",
+            " WHERE game_id = $1 AND user_id = $2 AND (timeouts != 0 OR away) AND NOT has_left",
             game_id,
             user_id,
         )
         return changed == 1
+
+    async def set_ready(self, game_id: int, user_id: int) -> bool:
+        """The player confirmed the Play-again lobby; ``False`` if he had already."""
+        changed = await self._execute(
+            "UPDATE seats SET ready = true WHERE game_id = $1 AND user_id = $2 AND NOT ready",
+            game_id,
+            user_id,
+        )
+        return changed == 1
+
+    async def hand_to_ai(self, game_id: int, user_id: int) -> Seat | None:
+        """The player left: the AI plays his seat for good. The seat, or ``None``."""
+        found = await self._row(
+            "UPDATE seats SET has_left = true, away = true"
+            f" WHERE game_id = $1 AND user_id = $2 AND NOT has_left RETURNING {_SEAT_COLUMNS}",
+            game_id,
+            user_id,
+        )
+        return None if found is None else _seat(found)
+
+    async def set_cap(self, game_id: int, cap: int | None, now: float) -> bool:
+        changed = await self._execute(
+            "UPDATE games SET cap = $1, updated_at = $2 WHERE game_id = $3 AND status = 'lobby'",
+            cap,
+            now,
+            game_id,
+        )
+        return changed == 1
+
+    # ---- /notify_me ---------------------------------------------------------------
+
+    async def toggle_notify(self, chat_id: int, user_id: int, now: float) -> bool:
+        """Subscribe, or unsubscribe if subscribed; ``True`` if now subscribed."""
+        gone = await self._execute(
+            "DELETE FROM notify WHERE chat_id = $1 AND user_id = $2", chat_id, user_id
+        )
+        if gone:
+            return False
+        await self._execute(
+            "INSERT INTO notify (chat_id, user_id, since) VALUES ($1, $2, $3)",
+            chat_id,
+            user_id,
+            now,
+        )
+        return True
+
+    async def subscribers(self, chat_id: int) -> list[int]:
+        rows = await self._rows(
+            "SELECT user_id FROM notify WHERE chat_id = $1 ORDER BY since, user_id", chat_id
+        )
+        return [int(r[0]) for r in rows]
+
+    async def drop_subscriber(self, user_id: int) -> int:
+        return await self._execute("DELETE FROM notify WHERE user_id = $1", user_id)
 
     # ---- timers -------------------------------------------------------------------
 

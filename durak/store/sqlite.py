@@ -37,7 +37,7 @@ BUSY_TIMEOUT_MS = 5000
 
 _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
-    " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at, thread_id"
+    " snapshot, end_reason, losers, draw, ended_by, created_at, updated_at, thread_id, cap"
 )
 
 
@@ -178,8 +178,36 @@ async def _migrate_3(tx: Tx) -> None:
         await tx.execute(statement)
 
 
+_SCHEMA_4 = (
+    # Play again is a lobby: who confirmed the next game; /leave hands a seat to the AI.
+    "ALTER TABLE seats ADD COLUMN ready INTEGER NOT NULL DEFAULT 0 CHECK (ready IN (0, 1))",
+    "ALTER TABLE seats ADD COLUMN has_left INTEGER NOT NULL DEFAULT 0 CHECK (has_left IN (0, 1))",
+    # The lobby's cap of players chosen by its creator; NULL: the deck's maximum.
+    "ALTER TABLE games ADD COLUMN cap INTEGER CHECK (cap >= 2)",
+    # /notify_me: who wants a private message when a lobby opens in the chat.
+    """CREATE TABLE notify (
+        chat_id  INTEGER NOT NULL,
+        user_id  INTEGER NOT NULL,
+        since    REAL NOT NULL,
+        PRIMARY KEY (chat_id, user_id)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX notify_by_user ON notify (user_id)",
+)
+
+
+async def _migrate_4(tx: Tx) -> None:
+    """Lobbies: ``seats.ready``/``has_left``, ``games.cap``, the ``notify`` table."""
+    for statement in _SCHEMA_4:
+        await tx.execute(statement)
+
+
 #: Ordered: ``MIGRATIONS[k]`` takes a database from ``user_version`` k to k + 1.
-MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (_migrate_1, _migrate_2, _migrate_3)
+MIGRATIONS: tuple[Callable[[Tx], Awaitable[None]], ...] = (
+    _migrate_1,
+    _migrate_2,
+    _migrate_3,
+    _migrate_4,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -542,19 +570,30 @@ _PUT_TIMER = (
     " SET version = excluded.version, deadline = excluded.deadline"
 )
 _GAME_EXISTS = "SELECT 1 FROM games WHERE game_id = ?"
-_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away"
+_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away, ready, has_left"
 _INSERT_SEAT = (
-    "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away, ready,"
+    " has_left) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
 def _seat(r: Sequence[Any]) -> Seat:
-    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]))
+    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]), bool(r[7]), bool(r[8]))
 
 
 def _seat_params(game_id: int, s: Seat) -> tuple[Any, ...]:
-    return (game_id, s.seat, s.user_id, s.name, s.kind, s.level, s.timeouts, int(s.away))
+    return (
+        game_id,
+        s.seat,
+        s.user_id,
+        s.name,
+        s.kind,
+        s.level,
+        s.timeouts,
+        int(s.away),
+        int(s.ready),
+        int(s.left),
+    )
 
 
 class Tx:
@@ -836,10 +875,58 @@ class Tx:
         """Clear the player's timeouts and away flag; ``False`` if nothing changed."""
         changed = await self.execute(
             "UPDATE seats SET timeouts = 0, away = 0"
-            " WHERE game_id = ? AND user_id = ? AND (timeouts != 0 OR away != 0)",
+            " WHERE game_id = ? AND user_id = ? AND (timeouts != 0 OR away != 0) AND has_left = 0",
             (game_id, user_id),
         )
         return changed == 1
+
+    async def set_ready(self, game_id: int, user_id: int) -> bool:
+        """The player confirmed the Play-again lobby; ``False`` if he had already."""
+        changed = await self.execute(
+            "UPDATE seats SET ready = 1 WHERE game_id = ? AND user_id = ? AND ready = 0",
+            (game_id, user_id),
+        )
+        return changed == 1
+
+    async def hand_to_ai(self, game_id: int, user_id: int) -> Seat | None:
+        """The player left: the AI plays his seat for good. The seat, or ``None``."""
+        found = await self.row(
+            "UPDATE seats SET has_left = 1, away = 1"
+            f" WHERE game_id = ? AND user_id = ? AND has_left = 0 RETURNING {_SEAT_COLUMNS}",
+            (game_id, user_id),
+        )
+        return None if found is None else _seat(found)
+
+    async def set_cap(self, game_id: int, cap: int | None, now: float) -> bool:
+        changed = await self.execute(
+            "UPDATE games SET cap = ?, updated_at = ? WHERE game_id = ? AND status = 'lobby'",
+            (cap, now, game_id),
+        )
+        return changed == 1
+
+    # ---- /notify_me ---------------------------------------------------------------
+
+    async def toggle_notify(self, chat_id: int, user_id: int, now: float) -> bool:
+        """Subscribe, or unsubscribe if subscribed; ``True`` if now subscribed."""
+        gone = await self.execute(
+            "DELETE FROM notify WHERE chat_id = ? AND user_id = ?", (chat_id, user_id)
+        )
+        if gone:
+            return False
+        await self.execute(
+            "INSERT INTO notify (chat_id, user_id, since) VALUES (?, ?, ?)",
+            (chat_id, user_id, now),
+        )
+        return True
+
+    async def subscribers(self, chat_id: int) -> list[int]:
+        rows = await self.rows(
+            "SELECT user_id FROM notify WHERE chat_id = ? ORDER BY since, user_id", (chat_id,)
+        )
+        return [int(r[0]) for r in rows]
+
+    async def drop_subscriber(self, user_id: int) -> int:
+        return await self.execute("DELETE FROM notify WHERE user_id = ?", (user_id,))
 
     # ---- timers -------------------------------------------------------------------
 

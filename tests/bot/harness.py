@@ -217,6 +217,24 @@ class Table:
                 return m
         return None
 
+    async def play_again(self, ended: Message) -> None:
+        """Play again: the first user opens the lobby, every other one confirms (I'm in)."""
+        again = next(d for d in ended.callback_data if d.startswith("1r."))
+        await self.press(self.users[0], ended, again)
+
+        def lobby() -> Message | None:
+            for m in reversed(self.bot_messages(self.group)):
+                if m.message_id > ended.message_id and any(
+                    d.startswith("1a.") for d in m.callback_data
+                ):
+                    return m
+            return None
+
+        found = await self.server.wait_for(lobby, 10, what="the Play-again lobby")
+        confirm = next(d for d in found.callback_data if d.startswith("1a."))
+        for user in self.users[1:]:
+            await self.press(user, found, confirm)
+
     async def press(self, user: User, message: Message, data: str, check: bool = True) -> str:
         press = await user.press(message, data, check=check)
         answer = await press.wait(10)

@@ -170,11 +170,11 @@ async def test_skip_hands_the_seat_to_the_ai_by_the_other_humans_majority(
         assert "1 of 2" in await skip(voters[0])
         # hostile button data: garbled, another seat, a wrong state, a non-player
         message = table_message(table)
-        for data in ("1v.zz", "1v.1.0.999", f"1v.{info.game_id:x}.0.-1", "1v..0.0"):
+        for data in ("1q.zz", "1q.1.0.999", f"1q.{info.game_id:x}.0.-1", "1q..0.0"):
             answer = await table.press(voters[1], message, data, check=False)
             assert "not valid" in answer, (data, answer)
         game36 = cb.skip(info.game_id, info.version, target).split(".")[1]
-        stale = f"1v.{game36}.{info.version + 5:x}.{target}"
+        stale = f"1q.{game36}.{info.version + 5:x}.{target}"
         assert "moved on" in await table.press(voters[1], message, stale, check=False)
         outside = cb.skip(info.game_id, info.version, len(users) + 3)
         assert "not valid" in await table.press(voters[1], message, outside, check=False)

@@ -65,7 +65,8 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
         await table.join_all()
         await table.start()
         first = (await service.running_games())[0]
-        await users[1].send(group, "/leave")
+        said = await users[1].send(group, "/leave")  # in a game: a confirmation, in private
+        await _boss.send(group, "/kick", reply_to=said)  # an admin's /kick is a surrender
         await server.wait_for(lambda: table.ended() is not None, 10, what="the end message")
         ended = table.ended()
         assert "Player1" in (ended.plain_text or "") and "durak" in (ended.plain_text or "")
@@ -79,9 +80,11 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
         stats = await server.wait_for_bot_message(group, contains="Durak tally")
         assert "Player1: 1 time the durak in 1 game, 0 draws" in (stats.plain_text or "")
 
-        # Play again: the same players, and the one who left deals
+        # Play again: a lobby of the same players; once all confirm, the one who left deals
         again = await table.press(users[2], ended, button(ended, "r"))
-        assert "new game" in again
+        assert "next game" in again
+        for u in (users[0], users[1]):
+            await _confirm(table, service, u)
         second = (await service.running_games())[0]
         assert second.game_id != first.game_id
         assert [s.user_id for s in second.seats] == [s.user_id for s in first.seats]
@@ -202,3 +205,17 @@ async def test_python_m_bot_plays_against_the_fake_server(
     assert f"event loop: {expected}" in log
     assert fake_telegram.token not in log  # the token never reaches a log line
     assert (tmp_path / "durak.sqlite3").exists()
+
+
+async def _confirm(table: Table, service, user) -> str:
+    """Press "I'm in" on the Play-again lobby's message."""
+    lobby = await service.active_game(table.group.id)
+    assert lobby is not None
+    data = cb.lobby("a", lobby.game_id)
+    await table.server.wait_for(
+        lambda: any(data in m.callback_data for m in table.bot_messages(table.group)),
+        10,
+        what="the Play-again lobby",
+    )
+    message = next(m for m in reversed(table.bot_messages(table.group)) if data in m.callback_data)
+    return await table.press(user, message, data)

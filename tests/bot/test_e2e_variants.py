@@ -223,8 +223,7 @@ async def games_until(
             break
         ended = table.ended()
         assert ended is not None
-        again = next(b for b in ended.buttons if (b.callback_data or "").startswith("1r."))
-        await table.press(table.users[0], ended, again.callback_data or "")
+        await table.play_again(ended)  # a lobby: every player confirms
         table.since = ended.message_id
         running = await next_game(service, game_id)
     return records, texts(table.server, table.group)

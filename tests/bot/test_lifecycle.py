@@ -153,8 +153,10 @@ async def test_admin_commands_are_refused_to_others(make_fake_telegram, tmp_path
         target = await users[1].send(group, "hello")  # a message to reply to
         server.send_message(users[2], group, "/kick", reply_to=target)
         await server.wait_for_bot_message(group, contains="admins")
-        server.send_message(users[2], group, "/cancel")
-        await server.wait_for_bot_message(group, contains="creator or an admin")
+        server.send_message(users[2], group, "/cancel")  # refused in private
+        await server.wait_for_bot_message(
+            server.private_chat(users[2]), contains="creator or an admin"
+        )
         assert (await bot.service.game(info.game_id)).status == "running"
         # the admin kicks Player1: a surrender
         server.send_message(boss, group, "/kick", reply_to=target)
@@ -181,7 +183,20 @@ async def test_admin_commands_are_refused_to_others(make_fake_telegram, tmp_path
         # a new lobby, cancelled by its creator
         await users[0].send(group, "/newgame")
         await server.wait_for(lambda: table.lobby() is not None, 10, what="a lobby")
-        server.send_message(users[0], group, "/cancel")
+        server.send_message(users[0], group, "/cancel")  # confirmed in private
+        ask = await server.wait_for(
+            lambda: next(
+                (
+                    m
+                    for m in server.messages(server.private_chat(users[0]))
+                    if any(d.startswith("1w.") for d in m.callback_data)
+                ),
+                None,
+            ),
+            10,
+            what="the question",
+        )
+        await table.press(users[0], ask, next(d for d in ask.callback_data if d.endswith(".y")))
         await server.wait_for_bot_message(group, contains="cancelled")
         assert await bot.service.active_game(group.id) is None
     assert not errors.records, [r.getMessage() for r in errors.records]

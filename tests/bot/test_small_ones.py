@@ -41,7 +41,21 @@ async def test_cancel_announces_once_and_the_cancelled_game_has_no_next(
         await table.start()
         game_id = (await bot.service.running_games())[0].game_id
         before = group.next_message_id - 1
-        await boss.send(group, "/cancel")
+        await boss.send(group, "/cancel")  # asked in private first
+        ask = await server.wait_for(
+            lambda: next(
+                (
+                    m
+                    for m in server.messages(server.private_chat(boss))
+                    if any(d.startswith("1w.") for d in m.callback_data)
+                ),
+                None,
+            ),
+            10,
+            what="the question",
+        )
+        yes = next(d for d in ask.callback_data if d.endswith(".y"))
+        await table.press(boss, ask, yes)
         end = await server.wait_for_bot_message(group, after=before, contains="cancelled")
         await bot.outbox.idle(10)
         said = [

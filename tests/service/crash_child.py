@@ -40,6 +40,15 @@ def user(chat: int, k: int) -> int:
     return -chat * 100 + k
 
 
+async def play_again_all(service: GameService, game_id: int, first: int) -> GameInfo:
+    """Play again: ``first`` opens the lobby, every other human confirms (it starts)."""
+    info = await service.play_again(game_id, first)
+    for seat in info.seats:
+        if info.status == "lobby" and not seat.is_ai and not seat.ready:
+            info = await service.confirm(info.game_id, seat.user_id)
+    return info
+
+
 def out(*words: object) -> None:
     print(*words, flush=True)
 
@@ -49,6 +58,13 @@ async def seat_and_start(service: GameService, chat: int) -> GameInfo:
     info = await service.active_game(chat)
     if info is not None and info.status == "running":
         return info
+    if info is not None and info.again:  # a Play-again lobby: its players confirm
+        for seat in info.seats:
+            if info.status == "lobby" and not seat.ready:
+                info = await service.confirm(info.game_id, seat.user_id)
+        if info.status == "running":
+            out("start", info.game_id)
+            return info
     if info is None:
         info = await service.create_lobby(chat, user(chat, 0), "P0")
     seated = {s.user_id for s in info.seats}
@@ -72,7 +88,7 @@ async def main(path: str, seed: int) -> None:
         info = games.get(chat)
         if info is None:
             if chat in finished and rng.random() < 0.7:
-                info = await service.play_again(finished[chat], user(chat, 1))
+                info = await play_again_all(service, finished[chat], user(chat, 1))
                 out("start", info.game_id)
             else:
                 info = await seat_and_start(service, chat)

@@ -145,3 +145,15 @@ async def poison(db: Db, tx: Any) -> None:
     await tx.execute(
         "INSERT INTO seats (game_id, seat, user_id, name) VALUES (987654, 0, 1, 'ghost')"
     )
+
+
+async def play_again_all(service: GameService, game_id: int, first: int) -> GameInfo:
+    """Play again after ``game_id``: ``first`` opens the lobby, then every other human
+    of it confirms; the game it started (or the lobby, if it could not start)."""
+    info = await service.play_again(game_id, first)
+    for seat in info.seats:
+        if info.status != "lobby":
+            break
+        if not seat.is_ai and not seat.ready:
+            info = await service.confirm(info.game_id, seat.user_id)
+    return info

@@ -17,7 +17,17 @@ from durak.store import APPLICATION_ID, ActionWrite, Tx
 from durak.store import sqlite as store_module
 from tests.dbaccess import Db
 
-from .helpers import CHAT, db_rows, lobby, play_out, run, started, user, with_service
+from .helpers import (
+    CHAT,
+    db_rows,
+    lobby,
+    play_again_all,
+    play_out,
+    run,
+    started,
+    user,
+    with_service,
+)
 
 
 def _open_fails(path: Path) -> DatabaseError:
@@ -254,7 +264,7 @@ def test_failed_commit_of_play_again_starts_nothing(
         monkeypatch.undo()
         assert await s.active_game(CHAT) is None
         assert await s.running_games() == []
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert nxt.status == "running" and nxt.game is not None and nxt.game.dealer == 1
 
     with_service(tmp_path / "db.sqlite3", body)

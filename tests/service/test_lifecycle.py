@@ -28,6 +28,7 @@ from .helpers import (
     CHAT,
     db_rows,
     lobby,
+    play_again_all,
     play_out,
     poison,
     started,
@@ -323,7 +324,7 @@ def test_a_finished_game_takes_its_last_timeout_and_the_next_starts_present(
         assert result.finished
         # The bot records the timeout of the action that ended the game.
         assert (await s.record_timeout(info.game_id, 1)).timeouts == AWAY_AFTER + 1
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert [(x.timeouts, x.away) for x in nxt.seats] == [(0, False), (0, False)]
         assert await s.mark_present(nxt.game_id, user(1)) is False
         assert _seat_state(path, nxt.game_id) == [(0, 0, 0), (1, 0, 0)]
@@ -430,7 +431,7 @@ def test_migrate_chat_moves_everything_and_the_game_plays_on(db: Db) -> None:
         await s.set_chat_settings(CHAT, deck=24, turn_timeout=None)
         done = await started(s, 2, seed=12)
         await play_out(s, done, random.Random(12))
-        nxt = await s.play_again(done.game_id, user(0))
+        nxt = await play_again_all(s, done.game_id, user(0))
         await s.set_message(nxt.game_id, "table", CHAT, 77)
         await s.set_message(nxt.game_id, "panel", user(0), 78)
         await s.set_deadline(nxt.game_id, 0, 99.0)
@@ -516,7 +517,7 @@ def test_recent_games_newest_first_with_endings(db: Db) -> None:
     async def body(s: GameService) -> None:
         played = await started(s, 2, seed=21)
         last = await play_out(s, played, random.Random(21))
-        surrendered = await s.play_again(played.game_id, user(1))
+        surrendered = await play_again_all(s, played.game_id, user(1))
         await s.surrender(surrendered.game_id, user(1))
         cancelled = await lobby(s, 2)
         await s.cancel(CHAT, user(0))

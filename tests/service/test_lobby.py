@@ -208,3 +208,45 @@ def test_games_of_user(db: Db) -> None:
         assert await s.games_of_user(user(7)) == []
 
     with_service(db, body)
+
+
+def test_cap_refusals_and_a_full_lobby_starts_itself(db: Db) -> None:
+    async def body(s: GameService) -> None:
+        await lobby(s, 2)
+        with pytest.raises(NotAllowed):
+            await s.set_cap(CHAT, user(1), 3)
+        with pytest.raises(BadPlayerCount):
+            await s.set_cap(CHAT, user(0), 7)  # 36 cards seat at most 6
+        with pytest.raises(BadPlayerCount):
+            await s.set_cap(CHAT, user(0), 1)
+        capped = await s.set_cap(CHAT, user(0), 3)
+        assert capped.status == "lobby" and capped.room == 3
+        full = await s.join(CHAT, user(2), NAMES[2])
+        assert full.status == "running" and len(full.seats) == 3
+        assert not any(x.ready for x in full.seats)
+
+    with_service(db, body)
+
+
+def test_a_left_seat_stays_with_the_ai(db: Db) -> None:
+    """hand_over: the seat is away for good; pressing a button does not bring him back."""
+
+    async def body(s: GameService) -> None:
+        await lobby(s, 3)
+        info = await s.start(CHAT, user(0), seed=3)
+        after = await s.hand_over(info.game_id, user(1))
+        assert after.status == "running" and after.seats[1].left and after.seats[1].away
+        assert await s.mark_present(info.game_id, user(1)) is False
+        assert (await s.game(info.game_id)).seats[1].away
+        with pytest.raises(NotInGame):
+            await s.hand_over(info.game_id, user(1))
+
+    with_service(db, body)
+
+    # a fresh service (from the store) knows it too
+    async def again(s: GameService) -> None:
+        running = (await s.running_games())[0]
+        assert running.seats[1].left and running.seats[1].away
+        assert await s.mark_present(running.game_id, user(1)) is False
+
+    with_service(db, again)

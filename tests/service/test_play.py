@@ -30,6 +30,7 @@ from .helpers import (
     db_rows,
     find_seed,
     lobby,
+    play_again_all,
     play_out,
     started,
     stored_replay,
@@ -182,14 +183,14 @@ def test_loss_tally_and_play_again_loser_deals(db: Db) -> None:
         assert [t.user_id for t in board][-1] == user(loser)
         with pytest.raises(NotInGame):
             await s.play_again(info.game_id, user(9))
-        nxt = await s.play_again(info.game_id, user((loser + 1) % 3))
+        nxt = await play_again_all(s, info.game_id, user((loser + 1) % 3))
         assert nxt.status == "running" and nxt.previous_game_id == info.game_id
         assert [x.user_id for x in nxt.seats] == [x.user_id for x in info.seats]
         assert nxt.game is not None and nxt.game.dealer == loser
         assert nxt.game.start["series"] == "after_loss"
         assert nxt.game.start["previous_loser"] == NAMES[loser]
         # A second click on "play again" gets the same next game, not a new one.
-        again = await s.play_again(info.game_id, user(loser))
+        again = await play_again_all(s, info.game_id, user(loser))
         assert again.game_id == nxt.game_id
         assert db_rows(path, "SELECT count(*) FROM games")[0][0] == 2
 
@@ -209,7 +210,7 @@ def test_draw_tally_and_dealer_stays(db: Db) -> None:
         for k in range(2):
             t = await s.tally(CHAT, user(k))
             assert (t.played, t.losses, t.draws) == (1, 0, 1)
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert nxt.game is not None and nxt.game.dealer == dealer
         assert nxt.game.start["series"] == "after_draw"
 
@@ -229,7 +230,7 @@ def test_team_loss_counts_for_both_partners(db: Db) -> None:
         for k in range(4):
             t = await s.tally(CHAT, user(k))
             assert (t.played, t.losses) == (1, int(k in losers))
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert nxt.game is not None
         expected_dealer = last.game.seat_of(last.game.next_game().dealer)
         assert nxt.game.dealer == expected_dealer and expected_dealer in losers
@@ -258,7 +259,7 @@ def test_surrender_ends_with_the_leaver_as_loser(db: Db) -> None:
             t = await s.tally(CHAT, user(k))
             assert (t.played, t.losses, t.draws) == (1, int(k == 2), 0)
         assert await s.active_game(CHAT) is None
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert nxt.game is not None and nxt.game.dealer == 2
         assert nxt.game.start == {**nxt.game.start, "series": "after_loss", "previous_loser": "Cid"}
         record = await s.export_record(info.game_id)
@@ -328,7 +329,7 @@ def test_export_record_is_read_from_the_store(db: Db) -> None:
         record = await s.export_record(info.game_id)
         assert record == export_record(last.game, name=record["name"])
         assert record["format"] == "durak-record/1"
-        nxt = await s.play_again(info.game_id, user(0))
+        nxt = await play_again_all(s, info.game_id, user(0))
         assert nxt.game is not None
         seat = nxt.game.actors()[0]
         await s.apply(nxt.game_id, user(seat), nxt.game.legal_actions(seat)[0], 0)

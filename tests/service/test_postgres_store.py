@@ -305,4 +305,45 @@ def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
         assert other.game_id != kept.game_id and other.thread_id == 7
 
     with_service(pg_db, body)
-    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(2,)]
+    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(3,)]
+
+
+def test_a_version_2_database_upgrades_to_lobbies(pg_db: str) -> None:
+    """Migration 3 (lobbies): an open lobby's seats get ``ready``/``has_left`` false,
+    its cap none; the cap, /notify_me and Play again work on the old rows."""
+
+    async def schema_2() -> None:
+        store = await Store.open(pg_db)
+        await store.close()
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:2])
+        m.setattr(postgres, "SCHEMA_VERSION", 2)
+        run(schema_2())
+    db_execute(pg_db, "INSERT INTO chats (chat_id, updated_at) VALUES ($1, 1)", (CHAT,))
+    db_execute(
+        pg_db,
+        "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
+        " VALUES ($1, 'lobby', $2, '{}', 1, 1)",
+        (CHAT, user(0)),
+    )
+    db_execute(
+        pg_db,
+        "INSERT INTO seats (game_id, seat, user_id, name) SELECT game_id, 0, $1, 'Ann' FROM games",
+        (user(0),),
+    )
+
+    async def body(s: GameService) -> None:
+        kept = await s.lobby(CHAT)
+        assert kept is not None and kept.cap is None
+        assert [(x.ready, x.left) for x in kept.seats] == [(False, False)]
+        capped = await s.set_cap(CHAT, user(0), 3)
+        assert capped.cap == 3 and capped.room == 3
+        assert await s.toggle_notify(CHAT, user(5)) is True
+        assert await s.subscribers(CHAT) == [user(5)]
+        await s.join(CHAT, user(1), "Bob")
+        done = await s.join(CHAT, user(2), "Cid")  # full: it starts itself
+        assert done.status == "running"
+
+    with_service(pg_db, body)
+    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(3,)]

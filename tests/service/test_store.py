@@ -20,6 +20,7 @@ from .helpers import (
     CHAT,
     db_rows,
     lobby,
+    play_again_all,
     play_out,
     run,
     started,
@@ -223,7 +224,7 @@ def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         done = await started(s, 3, seed=31)
         await play_out(s, done, random.Random(31))
         await s.set_message(done.game_id, "table", CHAT, 41)
-        nxt = await s.play_again(done.game_id, user(0))
+        nxt = await play_again_all(s, done.game_id, user(0))
         for k in range(5):
             await step(s, nxt, random.Random(k), k)
         await s.set_chat_settings(CHAT - 1, deck=24, turn_timeout=None, language="uk")
@@ -258,7 +259,7 @@ def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         await step(s, running, random.Random(9), 5)
 
     with_service(path, upgraded)
-    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(3,)]
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(4,)]
     assert db_rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     columns = {r[1]: r for r in db_rows(path, "PRAGMA table_info(seats)")}
     assert columns["timeouts"][2:5] == ("INTEGER", 1, "0")  # type, not null, default
@@ -400,3 +401,51 @@ def test_write_trouble_is_one_error_per_cause_and_one_when_writes_recover(
     assert len(lines) == 4, lines
     assert "(disk full)" in lines[0] and "work again" in lines[1]
     assert "(locked)" in lines[2] and "work again after 4 failed" in lines[3]
+
+
+def test_a_version_3_database_upgrades_to_lobbies(tmp_path: Path) -> None:
+    """Migration 4 (lobbies): old seats get ``ready``/``has_left`` 0, old games no cap;
+    the cap, /notify_me and a full lobby's start work on the old rows."""
+    path = tmp_path / "v3.sqlite3"
+
+    async def schema_3() -> None:
+        store = await Store.open(path)
+        await store.close()
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:3])
+        m.setattr(store_module, "SCHEMA_VERSION", 3)
+        run(schema_3())
+    assert db_rows(path, "PRAGMA user_version") == [(3,)]
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("INSERT INTO chats (chat_id, updated_at) VALUES (?, 1)", (CHAT,))
+        con.execute(
+            "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
+            " VALUES (?, 'lobby', ?, '{}', 1, 1)",
+            (CHAT, user(0)),
+        )
+        con.execute(
+            "INSERT INTO seats (game_id, seat, user_id, name) SELECT game_id, 0, ?, 'Ann'"
+            " FROM games",
+            (user(0),),
+        )
+    con.close()
+
+    async def body(s: GameService) -> None:
+        kept = await s.lobby(CHAT)
+        assert kept is not None and kept.cap is None
+        assert [(x.ready, x.left) for x in kept.seats] == [(False, False)]
+        capped = await s.set_cap(CHAT, user(0), 3)
+        assert capped.cap == 3 and capped.room == 3
+        assert await s.toggle_notify(CHAT, user(5)) is True
+        assert await s.toggle_notify(CHAT, user(6)) is True
+        assert await s.toggle_notify(CHAT, user(5)) is False
+        assert await s.subscribers(CHAT) == [user(6)]
+        await s.join(CHAT, user(1), "Bob")
+        done = await s.join(CHAT, user(2), "Cid")  # full: it starts itself
+        assert done.status == "running"
+        assert await s.drop_subscriber(user(6)) == 1
+
+    with_service(path, body)
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(4,)]

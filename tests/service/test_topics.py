@@ -15,7 +15,7 @@ from durak.store import Store
 from durak.store import sqlite as store_module
 from tests.conftest import Db
 
-from .helpers import CHAT, NAMES, play_out, run, user, with_service
+from .helpers import CHAT, NAMES, play_again_all, play_out, run, user, with_service
 
 TOPIC_A = 7
 TOPIC_B = 9
@@ -50,7 +50,7 @@ def test_two_topics_of_one_group_are_two_games(db: Db) -> None:
         assert ga.thread_id == TOPIC_A and gb.thread_id == TOPIC_B
         await play_out(s, ga, random.Random(1))
         await play_out(s, gb, random.Random(2))
-        again = await s.play_again(ga.game_id, user(0))
+        again = await play_again_all(s, ga.game_id, user(0))
         assert again.thread_id == TOPIC_A
         # The group's tally counts both topics' games.
         board = await s.leaderboard(CHAT)

@@ -19,7 +19,7 @@ from durak.service_errors import BadAction, IllegalMove
 from durak.service_types import ApplyResult, GameInfo
 from tests.dbaccess import db_rows
 
-from .helpers import CHAT, NAMES, started, step, user, with_service
+from .helpers import CHAT, NAMES, play_again_all, started, step, user, with_service
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,7 +117,7 @@ def test_a_sprint_match_of_two_is_dealt_on_by_the_service_and_tallied_once(
             loser = next(n for n in ("Ann", "Bob") if n != match.winner)
             assert {n: t.losses for n, t in board.items()} == {loser: 1, match.winner: 0}
         # Play again after the match: a new match, its first deal
-        again = await s.play_again(ends[-1].game_id, user(0))
+        again = await play_again_all(s, ends[-1].game_id, user(0))
         fresh = again.game.view(None).match  # type: ignore[union-attr]
         assert fresh is not None and fresh.played == 0 and fresh.wins == (("Ann", 0), ("Bob", 0))
 
@@ -157,7 +157,7 @@ def test_a_knock_out_gives_each_player_knocked_out_one_loss(tmp_path: Path, play
 CHILD = """
 import asyncio, os, random, signal, sys
 from durak.service import GameService
-from tests.service.helpers import started, step
+from tests.service.helpers import play_again_all, started, step
 
 async def main(path):
     s = await GameService.open(path)
