@@ -200,8 +200,13 @@ def _seat_line(t: Table, s: int) -> str:
 
 def away_mark(seat: Seat) -> str:
     """The AI plays this seat until its player presses a button (two timeouts in a
-    row, or the group's ``/skip``): the whole table should see why it moves so fast."""
-    return " 🤖 " + _("away") if seat.away and not seat.is_ai else ""
+    row, or the group's ``/skip``): the whole table should see why it moves so fast.
+    A player who left (``/leave``) does not come back: his seat says so."""
+    if seat.is_ai:
+        return ""
+    if seat.left:
+        return " 🤖 " + _("left: the AI plays")
+    return " 🤖 " + _("away") if seat.away else ""
 
 
 def timeout_line(t: Table) -> str:

@@ -151,8 +151,17 @@ async def test_leave_is_confirmed_in_private_and_hands_the_seat_to_the_ai(
         await users[1].send(group, "/leave")  # once more: no surrender, no new question
         await server.wait_for_bot_message(server.private_chat(users[1]), contains="You left this")
         assert (await service.game(info.game_id)).ending is None
-        # nothing of it in the group but the table's edits
+        # nothing of it in the group but the table's edits, which mark his seat
         assert len(table.bot_messages(group)) == before
+        await server.wait_for(
+            lambda: any(
+                "Player1" in line and "left: the AI plays" in line
+                for m in table.bot_messages(group)
+                for line in (m.plain_text or "").splitlines()
+            ),
+            10,
+            what="the table marking the seat left",
+        )
         # the others play on; the AI plays his seat to the end
         rest = Table(server, group, [users[0], users[2]], random.Random(8))
         await rest.play_to_the_end(timeout=120)
