@@ -162,12 +162,13 @@ class _Item:
         return self.slot if self.slot is not None else "<send>"
 
     def absorb(self, newer: _Item) -> None:
-        """Coalesce: the newer content wins, but a notification, the higher priority and the
-        time it waits since stay."""
+        """Coalesce: the newer content wins, but a notification (or the question whether
+        to send one), the higher priority and the time it waits since stay."""
         self.text = newer.text
         self.markup = newer.markup
         self.render = newer.render
-        self.decide = newer.decide  # belongs to the render: asked for what is sent
+        if newer.decide is not None:  # else the older one still asks (about the chat's
+            self.decide = newer.decide  # reader at send time, not about this content)
         self.notify = self.notify or newer.notify
         self.priority = max(self.priority, newer.priority)
 
@@ -676,9 +677,9 @@ class Outbox:
         if item.render is not None:  # a failure is dropped by _failed, the text not logged
             item.text, item.markup = item.render()
             item.render = None
-            if item.decide is not None:  # for the content just made, from the same state
-                item.notify = item.decide() or item.notify
-                item.decide = None
+        if item.decide is not None:  # at the moment the content was made, not before
+            item.notify = item.decide() or item.notify
+            item.decide = None
         if item.slot is None:
             await self._post(chat_id, item)
             return

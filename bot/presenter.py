@@ -439,8 +439,8 @@ class Presenter:
         would push a panel that asks nothing of him, or edit one that does in place
         (issue 11: once per wait, and never for what he cannot act on)."""
         key = (game_id, seat)
-        if key in self._quiet or game.result is not None:
-            return False
+        if key in self._quiet or game.result is not None or game_id not in self._bouts:
+            return False  # away or gone, or the game over (forgotten: shown for the last time)
         public = game.view(None)
         wait = self._wait_of(public, seat, self._bout(game_id, public))
         if wait is None or self._told.get(key) == wait:
@@ -478,6 +478,8 @@ class Presenter:
             functools.partial(_panel_content, lang, table, game, seat, over, full),
             notify=notify,
             priority=PRIORITY_ACTOR,
+            # a push of his still queued goes with this content, if it asks him then
+            decide=None if over else functools.partial(self._notify, info.game_id, game, seat),
         )
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))

@@ -243,7 +243,7 @@ class LaggingOutbox(Outbox):
         if chat_id < 0:
             return  # the group's table: not what this outbox is about
         queued = self.queued.setdefault(chat_id, [render, False, None])
-        queued[0], queued[1], queued[2] = render, queued[1] or notify, decide
+        queued[0], queued[1], queued[2] = render, queued[1] or notify, decide or queued[2]
 
     def step(self, chat_id: int, rng: random.Random) -> tuple[str, bool] | None:
         """A moment of the chat: the request in flight may arrive (its text and whether
@@ -269,8 +269,9 @@ def test_every_wait_begins_with_a_push_when_panels_are_sent_late():
     notification, unless a notification earlier in the same bout asked him already
     (RULES-NOTES.md), and no notification asks nothing of him. The panels are sent a
     while after the moves that queued them (the chat's pace), so what one shows is
-    newer than the state that queued it; and the bot shows the game after most moves,
-    not all (two moves in quick succession are shown once, as the game is then)."""
+    newer than the state that queued it; the bot shows the game after most moves, not
+    all (two moves in quick succession are shown once, as the game is then); and now
+    and then a player's own press shows his panel afresh over what is queued."""
     waits = pushes = 0
     for seed in range(8):
         outbox = LaggingOutbox()
@@ -285,6 +286,8 @@ def test_every_wait_begins_with_a_push_when_panels_are_sent_late():
                 break
             if rng.random() < 0.7:
                 asyncio.run(presenter.game(1, info_of(game)))
+            if rng.random() < 0.1:  # a Refresh, or a press on a panel left behind
+                asyncio.run(presenter.panel(info_of(game), 100 + rng.randrange(4)))
             for s in range(4):
                 sent = outbox.step(100 + s, rng)
                 if sent is None:
