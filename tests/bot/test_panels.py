@@ -304,3 +304,31 @@ def test_every_wait_begins_with_a_push_when_panels_are_sent_late():
                 asking[s] = now
             game.apply(*random_step(game, rng))
     assert waits > 100 and pushes > 100
+
+
+def test_an_away_player_and_one_who_left_get_no_push():
+    """The AI plays their seats: nothing asks anything of them (issue 11), even when a
+    panel of theirs is shown afresh (a press, Refresh) or sent late."""
+    seats = (
+        Seat(0, 100, "A"),
+        Seat(1, 101, "B"),
+        Seat(2, 102, "C", away=True),
+        Seat(3, 103, "D", away=True, left=True),
+    )
+    outbox = LaggingOutbox()
+    presenter = Presenter(None, outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+    game = Game.from_seed(Rules(), ("A", "B", "C", "D"), 5)
+    rng = random.Random(5)
+    pushes: dict[int, int] = dict.fromkeys(range(4), 0)
+    for _ in range(400):
+        if game.result is not None:
+            break
+        info = GameInfo(1, -5, RUNNING, game.view(None).moves, seats, 100, Rules(), game, 0, 0)
+        asyncio.run(presenter.game(1, info))
+        asyncio.run(presenter.panel(info, 100 + rng.randrange(4)))
+        for s in range(4):
+            sent = outbox.step(100 + s, rng)
+            pushes[s] += sent is not None and sent[1]
+        game.apply(*random_step(game, rng))
+    assert pushes[0] > 0 and pushes[1] > 0  # the others are told
+    assert pushes[2] == pushes[3] == 0
