@@ -57,6 +57,8 @@ _TOPIC_GONE = ("message thread not found", "topic_deleted", "topic_closed")
 Markup = InlineKeyboardMarkup | dict[str, Any]
 #: Content made when it is sent: a slot shown many times between two sends renders once.
 Render = Callable[[], tuple[str, Markup | None]]
+#: Asked right after a render, at send time: whether that content notifies its reader.
+Decide = Callable[[], bool]
 OnPosted = Callable[[int, str, int], Awaitable[None]]
 OnForbidden = Callable[[int], Awaitable[None]]
 
@@ -148,6 +150,7 @@ class _Item:
     forgotten: bool = False  # its slot was forgotten while it was in flight
     document: tuple[str, bytes] | None = None  # (file name, content): sent with text as caption
     render: Render | None = None  # makes text and markup at send time (show_later)
+    decide: Decide | None = None  # whether the rendered content notifies (show_later)
     queued_at: float = 0.0  # when its content was first shown: what it waits since
     method: str = ""  # the Bot API method last tried (for the metrics of a failure)
     thread: int = 0  # the forum topic a new message goes to (message_thread_id); 0: none
@@ -159,11 +162,13 @@ class _Item:
         return self.slot if self.slot is not None else "<send>"
 
     def absorb(self, newer: _Item) -> None:
-        """Coalesce: the newer content wins, but a notification, the higher priority and the
-        time it waits since stay."""
+        """Coalesce: the newer content wins, but a notification (or the question whether
+        to send one), the higher priority and the time it waits since stay."""
         self.text = newer.text
         self.markup = newer.markup
         self.render = newer.render
+        if newer.decide is not None:  # else the older one still asks (about the chat's
+            self.decide = newer.decide  # reader at send time, not about this content)
         self.notify = self.notify or newer.notify
         self.priority = max(self.priority, newer.priority)
 
@@ -314,17 +319,6 @@ class Outbox:
             chat.priority = max(chat.priority, queued.priority)
         self._reschedule(chat)
 
-    def withdraw_notification(self, chat_id: int, slot: str) -> bool:
-        """The slot's queued content notifies, but no longer asks anything of its
-        reader: send it as a plain edit. ``True`` if such a notification was queued
-        (one in flight has been rendered and goes as it is)."""
-        chat = self._chats.get(chat_id)
-        queued = chat.slots.get(slot) if chat is not None else None
-        if queued is None or not queued.notify:
-            return False
-        queued.notify = False
-        return True
-
     def show_later(
         self,
         chat_id: int,
@@ -334,11 +328,17 @@ class Outbox:
         notify: bool = False,
         priority: int = 0,
         thread: int = 0,
+        decide: Decide | None = None,
     ) -> None:
         """:meth:`show` with content that ``render()`` makes when the item is sent (so it
         shows the state of that moment): a game that moves faster than the chat may be
-        edited is rendered for the edits that happen, not for every move."""
-        item = _Item(next(self._seq), slot, "", None, notify, priority, render=render)
+        edited is rendered for the edits that happen, not for every move. ``decide``,
+        asked right after that render, says whether it notifies (``notify`` then only
+        forces it): whether content asks something of its reader is known only for the
+        content sent, not for the state that queued it (issue 11)."""
+        item = _Item(
+            next(self._seq), slot, "", None, notify, priority, render=render, decide=decide
+        )
         item.queued_at = self._clock()
         item.thread = thread
         self._show(chat_id, slot, item)
@@ -677,6 +677,9 @@ class Outbox:
         if item.render is not None:  # a failure is dropped by _failed, the text not logged
             item.text, item.markup = item.render()
             item.render = None
+        if item.decide is not None:  # at the moment the content was made, not before
+            item.notify = item.decide() or item.notify
+            item.decide = None
         if item.slot is None:
             await self._post(chat_id, item)
             return

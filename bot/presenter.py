@@ -181,10 +181,12 @@ class Presenter:
         self.timers: TurnTimers | None = None
         #: (game, seat): what his panel shows (``panel_key``) as last queued.
         self._shown: dict[tuple[int, int], tuple[object, ...]] = {}
-        #: (game, seat): the wait he was last notified of; and whether he is waited on.
+        #: (game, seat): the wait he was last notified of (``_wait_of``).
         self._told: dict[tuple[int, int], tuple[object, ...]] = {}
-        self._waited: dict[tuple[int, int], bool] = {}
-        #: game: (bout as last seen, a count of the bouts seen): names the bout a wait is in.
+        #: (game, seat): away or gone (or the game over), as last shown: never notified.
+        self._quiet: set[tuple[int, int]] = set()
+        #: game: (bout or pile turn as last seen, whether the table had cards, a count
+        #: of the bouts or turns seen): names the bout (a pile game's turn) a wait is in.
         self._bouts: dict[int, tuple[tuple[object, ...], bool, int]] = {}
         #: game: (the version its last timeouts led to, the bout they were first shown in)
         self._timed_out: dict[int, tuple[int, int]] = {}
@@ -231,9 +233,10 @@ class Presenter:
         public = game.view(None)
         bout = self._bout(info.game_id, public)
         for seat in info.seats:
-            if not seat.is_ai:
+            wait = self._wait_of(public, seat.seat, bout)
+            if not seat.is_ai and wait is not None:
                 # his wait now was told before the restart: the same wait, no new push
-                self._notify((info.game_id, seat.seat), role(public, seat.seat), bout)
+                self._told[(info.game_id, seat.seat)] = wait
 
     async def show(self, game_id: int) -> None:
         await self.game(game_id)
@@ -353,20 +356,15 @@ class Presenter:
             key = (game_id, seat.seat)
             mine = game.view(seat.seat)
             shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
-            # away: the AI plays his seat, nothing asks anything of him (issue 11)
-            waits = None if seat.away else role(public, seat.seat)
-            # his push is still queued and the wait is over: it goes as an edit, and the
-            # next wait of this bout is told anew (issue 11 item 1)
-            panel_slot = slot("panel", game_id)
-            if (
-                waits is None
-                and self._waited.get(key)
-                and not over
-                and self.outbox.withdraw_notification(seat.user_id, panel_slot)
-            ):
-                self._told.pop(key, None)
-            notify = not over and self._notify(key, waits, bout)
-            if not notify and self._shown.get(key) == shows:
+            # away or gone: the AI plays his seat, nothing asks anything of him (issue 11)
+            quiet = over or seat.away or seat.left
+            if quiet:
+                self._quiet.add(key)
+            else:
+                self._quiet.discard(key)
+            wait = None if quiet else self._wait_of(public, seat.seat, bout)
+            untold = wait is not None and self._told.get(key) != wait
+            if not untold and self._shown.get(key) == shows:
                 continue  # his panel would read the same: no edit (issue 12)
             self._shown[key] = shows
             self.outbox.show_later(
@@ -380,8 +378,8 @@ class Presenter:
                     seat.seat,
                     over,
                 ),
-                notify=notify,
                 priority=PRIORITY_ACTOR if acting(mine, seat.seat) else PRIORITY_PANEL,
+                decide=functools.partial(self._notify, game_id, game, seat.seat),
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
             self.outbox.release(info.chat_id, slot("table", game_id))
@@ -406,30 +404,46 @@ class Presenter:
 
     def _bout(self, game_id: int, public: View | PileView) -> int:
         """A number for the bout now on: it changes when who attacks whom, the stock or
-        the discard does, or the table was seen empty after cards were on it."""
-        if not isinstance(public, View):
-            return 0
-        now = bout_of(public)
+        the discard does, or the table was seen empty after cards were on it; in a pile
+        game, for the turn: it changes when whose turn or its phase does."""
+        if isinstance(public, PileView):
+            now: tuple[object, ...] = (public.turn, public.phase)
+            table = False
+        else:
+            now, table = bout_of(public), bool(public.table)
         last, had_cards, count = self._bouts.get(game_id, ((), False, 0))
-        if now != last or (had_cards and not public.table):
+        if now != last or (had_cards and not table):
             count += 1
-        self._bouts[game_id] = (now, bool(public.table), count)
+        self._bouts[game_id] = (now, table, count)
         return count
 
-    def _notify(self, key: tuple[int, int], waits: str | None, bout: int) -> bool:
-        """Whether this change tells the seat, with a new message, that the game waits
-        on him: once per wait. A pile game's wait is a turn; in a bout, being asked to
-        throw in or to cover again after a pass is the same wait as the first time
-        (his panel is still the newest message of his chat; RULES-NOTES.md), and so is
-        an opener's throwing in after his opening."""
-        was = self._waited.get(key, False)
-        self._waited[key] = waits is not None
+    @staticmethod
+    def _wait_of(public: View | PileView, seat: int, bout: int) -> tuple[object, ...] | None:
+        """The wait the game has him in now, as a value (``None``: it waits not on
+        him). A pile game's wait is a turn; in a bout, being asked to throw in or to
+        cover again after a pass is the same wait as the first time (his panel is
+        still the newest message of his chat; RULES-NOTES.md), and so is an opener's
+        throwing in after his opening."""
+        waits = role(public, seat)
         if waits is None:
-            return False
+            return None
         if waits in ("lead", "answer"):  # a pile game: each turn is a wait
-            return not was
-        wait = ("bout", bout)
-        if self._told.get(key) == wait:
+            return ("turn", bout)
+        return ("bout", bout)
+
+    def _notify(self, game_id: int, game: Game, seat: int) -> bool:
+        """Asked by the outbox right after it rendered his panel from ``game`` as it is
+        then: whether that panel goes as a notification. Decided for the content sent,
+        not for the state that queued it: the game moves on while the panel waits for
+        its turn in the chat (about one message a second), and a decision made earlier
+        would push a panel that asks nothing of him, or edit one that does in place
+        (issue 11: once per wait, and never for what he cannot act on)."""
+        key = (game_id, seat)
+        if key in self._quiet or game.result is not None or game_id not in self._bouts:
+            return False  # away or gone, or the game over (forgotten: shown for the last time)
+        public = game.view(None)
+        wait = self._wait_of(public, seat, self._bout(game_id, public))
+        if wait is None or self._told.get(key) == wait:
             return False
         self._told[key] = wait
         return True
@@ -437,8 +451,9 @@ class Presenter:
     def _forget(self, game_id: int, info: GameInfo) -> None:
         for seat in info.seats:
             key = (game_id, seat.seat)
-            for memo in (self._shown, self._told, self._waited):
+            for memo in (self._shown, self._told):
                 memo.pop(key, None)
+            self._quiet.discard(key)
             self._choosers.discard((game_id, seat.user_id))
         self._bouts.pop(game_id, None)
         self._timed_out.pop(game_id, None)
@@ -463,6 +478,8 @@ class Presenter:
             functools.partial(_panel_content, lang, table, game, seat, over, full),
             notify=notify,
             priority=PRIORITY_ACTOR,
+            # a push of his still queued goes with this content, if it asks him then
+            decide=None if over else functools.partial(self._notify, info.game_id, game, seat),
         )
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))

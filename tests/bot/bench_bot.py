@@ -16,9 +16,10 @@ Each user looks at his newest panel, presses one of the buttons that look legal
 (a card not in brackets, Take, Pass, Done; a few presses are careless), waits for
 the answer, then waits until the bot shows him something new (at most a few
 seconds, ``--look``) before the next press. No thinking time. When a game ends,
-its first player presses Play again. Actions that changed a game are read from
-the service at the end (a game's version counts its actions, a turn timer's
-included: rare in a short run, as the bot's clocks run at production speed).
+its first player presses Play again and the others confirm in its lobby (I'm in).
+Actions that changed a game are read from the service at the end (a game's
+version counts its actions, a turn timer's included: rare in a short run, as the
+bot's clocks run at production speed).
 
 ``--time-scale`` compresses the flood limits to take the game's pace out of the
 picture; ``--profile FILE`` writes a cProfile (CPU time) of the bot's process.
@@ -232,8 +233,8 @@ class BenchTelegram(FakeTelegram):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.revisions: Counter[int] = Counter()
-        # (chat id, "1g"|"1j"|"1r") -> the newest such message and its game (kept here:
-        # a panel loses its buttons when its game ends)
+        # (chat id, "1g"|"1j"|"1r"|"1a") -> the newest such message and its game (kept
+        # here: a panel loses its buttons when its game ends)
         self.newest: dict[tuple[int, str], tuple[Message, int]] = {}
         self._waiters: dict[int, list[asyncio.Event]] = {}
         self.measuring = False
@@ -255,7 +256,7 @@ class BenchTelegram(FakeTelegram):
         message = super().post_bot_message(chat, **fields)
         for button in message.buttons:
             data = button.callback_data or ""
-            if data[:2] in ("1g", "1j", "1r"):
+            if data[:2] in ("1g", "1j", "1r", "1a"):
                 self.newest[(chat.id, data[:2])] = (message, cb.decode(data).game_id)
                 break
         self._watch(message, posted=True)
@@ -310,6 +311,7 @@ class Waits:
     notified: bool = False
     pushed_bout: str | None = None
     pushes: int = 0  # new panels (each notifies) while measuring
+    idle_pushes: int = 0  # of which asked nothing of him (issue 11: there should be none)
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
     unnotified_s: float = 0.0  # time spent in waits nobody told him about
@@ -319,6 +321,7 @@ class Waits:
         bout = bout_of(text)
         if posted and measuring:
             self.pushes += 1
+            self.idle_pushes += not acting
         if self.acting and not self.notified and (posted or not acting):
             self.unnotified_s += (now - self.since) * measuring
         if acting and not self.acting:
@@ -408,6 +411,19 @@ class Bench:
             if panel_game != game_id:
                 raise RuntimeError(f"{user.first_name} got a panel of game {panel_game}")
 
+    async def confirm_again(self, table: Table, over: int) -> None:
+        """Play again opens a lobby in which every other player confirms (I'm in); the
+        game starts once all have."""
+        group = table.group.id
+        deadline = time.monotonic() + SETUP_TIMEOUT
+        while not self.stop.is_set() and time.monotonic() < deadline:
+            lobby, again = self.server.newest.get((group, "1a"), (None, 0))
+            if lobby is not None and again > over:
+                confirm = button_data(lobby, "a")
+                await asyncio.gather(*(self.press(u, lobby, confirm) for u in table.users[1:]))
+                return
+            await self.server.wait_change((group,), self.server.seen((group,)), PATIENCE)
+
     async def _newest(self, chat_id: int, kind: str) -> tuple[Message, int]:
         deadline = time.monotonic() + SETUP_TIMEOUT
         while (chat_id, kind) not in self.server.newest:
@@ -430,7 +446,7 @@ class Bench:
                 table.again.add(over)
                 self.play_again += self.measuring
                 await self.press(user, ended, button_data(ended, "r"))
-                await self.server.wait_change(chats, seen, PATIENCE)
+                await self.confirm_again(table, over)
                 continue
             data = choose(panel, rng) if panel is not None else None
             if data is None or panel is None:
@@ -558,6 +574,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         for w in server.waits.values():  # a wait still open at the end counts up to now
             w.update("", False, now, True)
         out["pushes"] = sum(w.pushes for w in server.waits.values())
+        out["idle_pushes"] = sum(w.idle_pushes for w in server.waits.values())
         out["waits"] = sum(w.waits for w in server.waits.values())
         out["unnotified_waits"] = sum(w.unnotified_waits for w in server.waits.values())
         out["unnotified_s"] = sum(w.unnotified_s for w in server.waits.values())
@@ -666,7 +683,8 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
     per_game = out["finished_actions"] / out["finished"] if out["finished"] else None
     lines = [
         f"panels posted with a notification: {out['pushes']}"
-        f" ({out['pushes'] / actions:.2f} per action)",
+        f" ({out['pushes'] / actions:.2f} per action; asking nothing of him:"
+        f" {out.get('idle_pushes', 0)})",
         f"waits on a player: {out['waits']}; begun without a notification:"
         f" {out['unnotified_waits']}, the table waited on such players"
         f" {out['unnotified_s']:.1f} s in all ({out['unnotified_s'] / max(out['waits'], 1):.2f}"

@@ -16,7 +16,8 @@ from durak.service_types import FINISHED, RUNNING, GameInfo, Seat
 
 
 class Outbox:
-    """Records what the presenter asks to show."""
+    """Records what the presenter asks to show, as if it were sent at once (a content
+    made when sent is decided on then: here, the state it was queued in)."""
 
     def __init__(self) -> None:
         self.shown: list[tuple[int, str, Any, bool, int]] = []
@@ -30,7 +31,10 @@ class Outbox:
         notify: bool = False,
         priority: int = 0,
         thread: int = 0,
+        decide: Any = None,
     ) -> None:
+        if decide is not None:
+            notify = decide() or notify
         self.shown.append((chat_id, slot, render, notify, priority))
 
     def show(
@@ -48,9 +52,6 @@ class Outbox:
 
     def message_id(self, chat_id: int, slot: str) -> int | None:
         return 1
-
-    def withdraw_notification(self, chat_id: int, slot: str) -> bool:
-        return False
 
     def remember(self, chat_id: int, slot: str, message_id: int) -> None:
         pass
@@ -214,3 +215,120 @@ def test_a_sprint_deal_hands_its_table_message_to_the_next_deal():
     assert outbox.ids.get((-5, "table:2")) == 77
     assert any(chat == -5 and slot == "table:2" for chat, slot, *_ in outbox.shown)
     assert any("The next deal follows." in text for text in outbox.sent)
+
+
+class LaggingOutbox(Outbox):
+    """As the real outbox paces a private chat (about one message a second, the game
+    moves faster): a slot's content waits in the chat's queue, newer content replaces
+    it (a notification asked for stays); when the chat's turn comes it is made, and
+    decided on, from the game as it is then, and reaches the reader a while later
+    (the request in flight), while newer content queues behind it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued: dict[int, list[Any]] = {}  # chat: [render, notify, decide]
+        self.in_flight: dict[int, tuple[str, bool]] = {}  # chat: (text, notifies)
+
+    def show_later(
+        self,
+        chat_id: int,
+        slot: str,
+        render: Any,
+        *,
+        notify: bool = False,
+        priority: int = 0,
+        thread: int = 0,
+        decide: Any = None,
+    ) -> None:
+        if chat_id < 0:
+            return  # the group's table: not what this outbox is about
+        queued = self.queued.setdefault(chat_id, [render, False, None])
+        queued[0], queued[1], queued[2] = render, queued[1] or notify, decide or queued[2]
+
+    def step(self, chat_id: int, rng: random.Random) -> tuple[str, bool] | None:
+        """A moment of the chat: the request in flight may arrive (its text and whether
+        it notified are returned), or the queued content may be sent."""
+        if chat_id in self.in_flight:
+            return self.in_flight.pop(chat_id) if rng.random() < 0.5 else None
+        queued = self.queued.get(chat_id)
+        if queued is not None and rng.random() < 0.5:
+            del self.queued[chat_id]
+            render, notify, decide = queued
+            text, _markup = render()
+            self.in_flight[chat_id] = (text, (decide() or notify) if decide else notify)
+        return None
+
+
+def bout_shown(text: str) -> str:
+    """The bout a panel with the table shows (constant within a bout), "" without."""
+    return "|".join(x for x in text.split("\n") if x.startswith("Stock:") or " attacks " in x)
+
+
+def test_every_wait_begins_with_a_push_when_panels_are_sent_late():
+    """As the player sees his chat: a panel that asks something of him arrives as a
+    notification, unless a notification earlier in the same bout asked him already
+    (RULES-NOTES.md), and no notification asks nothing of him. The panels are sent a
+    while after the moves that queued them (the chat's pace), so what one shows is
+    newer than the state that queued it; the bot shows the game after most moves, not
+    all (two moves in quick succession are shown once, as the game is then); and now
+    and then a player's own press shows his panel afresh over what is queued."""
+    waits = pushes = 0
+    for seed in range(8):
+        outbox = LaggingOutbox()
+        presenter = Presenter(None, outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+        game = Game.from_seed(Rules(), ("A", "B", "C", "D"), seed)
+        rng = random.Random(seed)
+        asking = dict.fromkeys(range(4), False)
+        pushed_in: dict[int, str] = {}
+        asyncio.run(presenter.game(1, info_of(game)))
+        for _ in range(500):
+            if game.result is not None:
+                break
+            if rng.random() < 0.7:
+                asyncio.run(presenter.game(1, info_of(game)))
+            if rng.random() < 0.1:  # a Refresh, or a press on a panel left behind
+                asyncio.run(presenter.panel(info_of(game), 100 + rng.randrange(4)))
+            for s in range(4):
+                sent = outbox.step(100 + s, rng)
+                if sent is None:
+                    continue
+                text, notified = sent
+                now, bout = "👉" in text, bout_shown(text)
+                if notified:
+                    pushes += 1
+                    assert now, text  # a push only for what he can do now
+                    pushed_in[s] = bout
+                if now and not asking[s]:
+                    waits += 1
+                    assert notified or pushed_in.get(s) == bout, text
+                asking[s] = now
+            game.apply(*random_step(game, rng))
+    assert waits > 100 and pushes > 100
+
+
+def test_an_away_player_and_one_who_left_get_no_push():
+    """The AI plays their seats: nothing asks anything of them (issue 11), even when a
+    panel of theirs is shown afresh (a press, Refresh) or sent late."""
+    seats = (
+        Seat(0, 100, "A"),
+        Seat(1, 101, "B"),
+        Seat(2, 102, "C", away=True),
+        Seat(3, 103, "D", away=True, left=True),
+    )
+    outbox = LaggingOutbox()
+    presenter = Presenter(None, outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+    game = Game.from_seed(Rules(), ("A", "B", "C", "D"), 5)
+    rng = random.Random(5)
+    pushes: dict[int, int] = dict.fromkeys(range(4), 0)
+    for _ in range(400):
+        if game.result is not None:
+            break
+        info = GameInfo(1, -5, RUNNING, game.view(None).moves, seats, 100, Rules(), game, 0, 0)
+        asyncio.run(presenter.game(1, info))
+        asyncio.run(presenter.panel(info, 100 + rng.randrange(4)))
+        for s in range(4):
+            sent = outbox.step(100 + s, rng)
+            pushes[s] += sent is not None and sent[1]
+        game.apply(*random_step(game, rng))
+    assert pushes[0] > 0 and pushes[1] > 0  # the others are told
+    assert pushes[2] == pushes[3] == 0
