@@ -366,6 +366,8 @@ class Handlers:
             await self.presenter.changed(info, finished=True)
         elif result.outcome == "closed":
             await self.presenter.lobby(info, note=N_("Everyone left; the lobby is closed."))
+        elif info.status == RUNNING:  # a Play-again lobby: the others had all confirmed
+            await self._dealt(info)
         else:
             await self.presenter.lobby(info)
 
@@ -647,6 +649,9 @@ class Handlers:
             return {"text": _("An AI player sits down.")}
         if data.kind == "l":
             result = await self.service.leave(chat.id, user.id, lobby.thread_id)
+            if result.info.status == RUNNING:  # a Play-again lobby: the others had all confirmed
+                await self._dealt(result.info)
+                return {"text": _("You left the lobby.")}
             note = N_("Everyone left; the lobby is closed.") if result.outcome == "closed" else ""
             await self.presenter.lobby(result.info, note=note)
             return {"text": _("You left the lobby.")}

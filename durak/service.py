@@ -325,15 +325,24 @@ class GameService:
         when no human is left, the lobby is cancelled (``outcome == "closed"``).
         """
         async with self._chat_lock(chat_id):
+            left: tuple[_Live | None, LeaveResult] | None = None
             async with self._store.transaction() as tx:
                 row = await tx.open_game_in_chat(chat_id, thread_id)
                 if row is None:
                     raise NoLobby(f"chat {chat_id} has no open lobby or game")
                 if row.status == LOBBY:
-                    return await self._leave_lobby(tx, row, user_id)
+                    left = await self._leave_lobby(tx, row, user_id)
+            if left is not None:
+                live, result = left
+                self._started((live, result.info))
+                return result
             return LeaveResult("surrendered", await self.surrender(row.game_id, user_id))
 
-    async def _leave_lobby(self, tx: Tx, row: GameRow, user_id: int) -> LeaveResult:
+    async def _leave_lobby(
+        self, tx: Tx, row: GameRow, user_id: int
+    ) -> tuple[_Live | None, LeaveResult]:
+        """Without him; a Play-again lobby where everyone left has confirmed starts
+        (``info`` is then running)."""
         if suits.loads(row.snapshot) is not None:
             raise suits_errors.ChoosingSuits(f"lobby {row.game_id} is choosing suits")
         seats = await tx.seats(row.game_id)
@@ -356,7 +365,10 @@ class GameService:
             await tx.update_lobby(row.game_id, now, creator_id=humans[0].user_id)
         else:
             await tx.update_lobby(row.game_id, now)
-        return LeaveResult(outcome, await self._info(tx, await self._row(tx, row.game_id)))
+        if outcome == "left" and row.previous_game_id is not None:
+            live, info = await self._start_if_full(tx, row.game_id)
+            return live, LeaveResult(outcome, info)
+        return None, LeaveResult(outcome, await self._info(tx, await self._row(tx, row.game_id)))
 
     async def start(
         self,

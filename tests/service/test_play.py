@@ -426,3 +426,25 @@ def test_reading_a_running_game_from_memory_matches_the_store(db: Db) -> None:
         assert reads == []
 
     with_service(path, body)
+
+
+def test_a_play_again_lobby_starts_when_the_only_unconfirmed_player_leaves(db: Db) -> None:
+    """Two of three confirmed; the third leaves the lobby instead: nobody is left to
+    wait for, so it starts with the two (as the last confirmation would have)."""
+    rules = Rules()
+    seed = find_seed(rules, 3, lambda g: g.result is not None)
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 3, seed=seed)
+        await play_out(s, info, random.Random(seed))
+        lobby = await s.play_again(info.game_id, user(0))
+        lobby = await s.confirm(lobby.game_id, user(1))
+        assert lobby.status == "lobby"
+        result = await s.leave(CHAT, user(2))
+        assert result.outcome == "left" and result.info.status == "running"
+        assert [x.user_id for x in result.info.seats] == [user(0), user(1)]
+        assert (await s.active_game(CHAT)) is not None
+        running = await s.running_games()
+        assert [g.game_id for g in running] == [lobby.game_id]  # in memory too
+
+    with_service(db, body)
