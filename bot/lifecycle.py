@@ -70,7 +70,9 @@ class Lifecycle:
             self.h.reply(info.chat_id, "🛑 " + _(note), thread=info.thread_id)
 
     async def kick(self, update: Update, context: Context) -> None:
-        """An admin's /kick in reply to a player's message: he leaves (a surrender)."""
+        """An admin's /kick in reply to a player's message: he leaves the lobby, or, in a
+        running game, the AI plays his seat to the end as after his own /leave (only
+        /cancel ends a game for everyone; he is the durak only if that seat loses)."""
         chat, user, message = update.effective_chat, update.effective_user, update.message
         if chat is None or user is None or message is None or not self.h.in_group(update):
             return
@@ -82,12 +84,21 @@ class Lifecycle:
             self.h.reply(chat.id, render.refusal("admins_only"))
             return
         try:
+            running = await self.service.active_game(chat.id, topics.here())
+            if running is not None and running.status == RUNNING:
+                changed = await self.service.hand_over(running.game_id, target.id)
+                await self.presenter.changed(changed)
+                name = render.esc(target.first_name or "")
+                self.h.reply(
+                    chat.id, _("{name} is out: the AI plays his seat to the end.").format(name=name)
+                )
+                return
             result = await self.service.leave(chat.id, target.id, topics.here())
         except ServiceError as e:
             self.h.reply(chat.id, render.refusal(e.code))
             return
-        if result.outcome == "surrendered":
-            await self.presenter.changed(result.info, finished=True)
+        if result.info.status == RUNNING:  # a Play-again lobby: the others had all confirmed
+            await self.h._dealt(result.info)
         else:
             await self.presenter.lobby(result.info)
 

@@ -48,7 +48,7 @@ async def test_start_needs_the_creator_or_an_admin_and_two_players(make_fake_tel
 
 
 @async_test
-async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
+async def test_help_rules_stats_kick_to_the_ai_then_play_again(
     make_fake_telegram, tmp_path, errors
 ):
     server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
@@ -66,34 +66,41 @@ async def test_help_rules_stats_and_leave_as_surrender_then_play_again(
         await table.start()
         first = (await service.running_games())[0]
         said = await users[1].send(group, "/leave")  # in a game: a confirmation, in private
-        await _boss.send(group, "/kick", reply_to=said)  # an admin's /kick is a surrender
+        await _boss.send(group, "/kick", reply_to=said)  # an admin's /kick: the AI plays his seat
+        await server.wait_for_bot_message(group, contains="Player1 is out: the AI plays")
+        kicked = (await service.game(first.game_id)).seats[1]
+        assert kicked.left and kicked.away
+        assert (await service.game(first.game_id)).status == "running"  # only /cancel ends it
+        rest = Table(server, group, [users[0], users[2]], random.Random(2))
+        await rest.play_to_the_end(timeout=120)
         await server.wait_for(lambda: table.ended() is not None, 10, what="the end message")
         ended = table.ended()
-        assert "Player1" in (ended.plain_text or "") and "durak" in (ended.plain_text or "")
+        done = await service.game(first.game_id)
+        assert done.ending is not None and "durak" in (ended.plain_text or "")
         board = {t.name: t for t in await service.leaderboard(group.id)}
-        assert {n: (t.played, t.losses) for n, t in board.items()} == {
-            "Player0": (1, 0),
-            "Player1": (1, 1),
-            "Player2": (1, 0),
+        assert {n: t.played for n, t in board.items()} == {
+            "Player0": 1,
+            "Player1": 1,
+            "Player2": 1,
         }
+        for k in range(3):  # the kicked player is the durak only if his seat lost
+            assert board[f"Player{k}"].losses == int(k in done.ending.losers)
         await users[2].send(group, "/stats")
         stats = await server.wait_for_bot_message(group, contains="Durak tally")
-        assert "Player1: 1 time the durak in 1 game, 0 draws" in (stats.plain_text or "")
+        assert "Player1: " in (stats.plain_text or "")
 
-        # Play again: a lobby of the same players; once all confirm, the one who left deals
+        # Play again: a lobby of the players who stayed; once they confirm, it starts
         again = await table.press(users[2], ended, button(ended, "r"))
         assert "next game" in again
-        for u in (users[0], users[1]):
-            await _confirm(table, service, u)
+        await _confirm(table, service, users[0])
         second = (await service.running_games())[0]
         assert second.game_id != first.game_id
-        assert [s.user_id for s in second.seats] == [s.user_id for s in first.seats]
-        assert second.game is not None and second.game.dealer == 1
+        assert [s.user_id for s in second.seats] == [users[0].id, users[2].id]
         await server.wait_for(
             lambda: all(
                 (p := table.panel(u)) is not None
                 and f"1g.{cb._b36(second.game_id)}." in str([b.callback_data for b in p.buttons])
-                for u in users
+                for u in (users[0], users[2])
             ),
             10,
             what="new panels",
