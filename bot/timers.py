@@ -160,7 +160,14 @@ class TurnTimers:
                 self._armed.pop(info.game_id, None)
             return
         actors = game.actors()
-        stand_in = [s for s in actors if info.seats[s].away or info.seats[s].is_ai]
+        seats = info.seats
+        try:  # a press's info of this same version can predate a timeout's away mark
+            fresh = await self._service.game(info.game_id)
+        except ServiceError:
+            fresh = info
+        if fresh.version == info.version:
+            seats = fresh.seats
+        stand_in = [s for s in actors if seats[s].away or seats[s].is_ai]
         if stand_in:
             ai = any(info.seats[s].is_ai for s in stand_in)
             pause = self._ai_pause if ai else self._away_delay
@@ -285,7 +292,7 @@ class TurnTimers:
                 log.warning("could not act for seat %s of game %s: %s", seat, game_id, e.code)
                 continue
             finished = result.finished
-            if timed_out and not player.is_ai:
+            if timed_out and not player.is_ai and not player.away:
                 await self._service.record_timeout(game_id, seat)
                 timed.append((seat, str(action.step().get("do", ""))))
             info = await self._service.game(game_id)
