@@ -779,13 +779,7 @@ class GameService:
 
     async def _again_lobby(self, tx: Tx, game_id: int, user_id: int) -> GameInfo:
         row = await self._row(tx, game_id)
-        if row.status == LOBBY:
-            raise NotRunning(f"game {game_id} has not started")
-        if row.status == RUNNING:
-            raise GameRunning(f"game {game_id} is still running")
-        ending = row.ending()
-        if row.status == CANCELLED or ending is None or row.start is None:
-            raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
+        ending = _ended(row)
         seats = list(await tx.seats(game_id))
         mine = next((s for s in seats if s.user_id == user_id), None)
         if mine is None:
@@ -945,13 +939,7 @@ class GameService:
         following = await tx.next_game_of(game_id)
         if following is not None:
             return await self._info(tx, await self._row(tx, following))
-        if row.status == LOBBY:
-            raise NotRunning(f"game {game_id} has not started")
-        if row.status == RUNNING:
-            raise GameRunning(f"game {game_id} is still running")
-        ending = row.ending()
-        if row.status == CANCELLED or ending is None or row.start is None:
-            raise NotAllowed(f"game {game_id} was cancelled: it has no next game")
+        ending = _ended(row)
         seats = list(await tx.seats(game_id))
         if user_id is not None and not any(s.user_id == user_id for s in seats):
             raise NotInGame(f"user {user_id} did not play game {game_id}")
@@ -1731,3 +1719,16 @@ def _tally_rows(seats: tuple[Seat, ...], ending: Ending) -> list[tuple[int, int,
         for s in seats
         if s.kind == HUMAN
     ]
+
+
+def _ended(row: GameRow) -> Ending:
+    """The ending of a game that may have a next one; refused for a lobby, a running
+    game and a cancelled one."""
+    if row.status == LOBBY:
+        raise NotRunning(f"game {row.game_id} has not started")
+    if row.status == RUNNING:
+        raise GameRunning(f"game {row.game_id} is still running")
+    ending = row.ending()
+    if row.status == CANCELLED or ending is None or row.start is None:
+        raise NotAllowed(f"game {row.game_id} was cancelled: it has no next game")
+    return ending
