@@ -273,18 +273,18 @@ def test_the_store_outlives_a_server_restart(pg_db: str) -> None:
 POOL_TRIES = postgres.POOL_MAX + 1
 
 
-def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
-    """Migration 2 (forum topics): an existing open lobby is kept, in no topic, and
-    the one-open-game rule becomes one per (chat, topic)."""
+def _a_lobby_at_version(pg_db: str, version: int) -> None:
+    """A database at schema ``version`` (the first migrations only) holding one open
+    lobby of Ann's, as an older bot left it."""
 
-    async def schema_1() -> None:
+    async def schema() -> None:
         store = await Store.open(pg_db)
         await store.close()
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:1])
-        m.setattr(postgres, "SCHEMA_VERSION", 1)
-        run(schema_1())
+        m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:version])
+        m.setattr(postgres, "SCHEMA_VERSION", version)
+        run(schema())
     db_execute(pg_db, "INSERT INTO chats (chat_id, updated_at) VALUES ($1, 1)", (CHAT,))
     db_execute(
         pg_db,
@@ -297,6 +297,13 @@ def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
         "INSERT INTO seats (game_id, seat, user_id, name) SELECT game_id, 0, $1, 'Ann' FROM games",
         (user(0),),
     )
+
+
+def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
+    """Migration 2 (forum topics): an existing open lobby is kept, in no topic, and
+    the one-open-game rule becomes one per (chat, topic)."""
+
+    _a_lobby_at_version(pg_db, 1)
 
     async def body(s: GameService) -> None:
         kept = await s.lobby(CHAT)
@@ -312,26 +319,7 @@ def test_a_version_2_database_upgrades_to_lobbies(pg_db: str) -> None:
     """Migration 3 (lobbies): an open lobby's seats get ``ready``/``has_left`` false,
     its cap none; the cap, /notify_me and Play again work on the old rows."""
 
-    async def schema_2() -> None:
-        store = await Store.open(pg_db)
-        await store.close()
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:2])
-        m.setattr(postgres, "SCHEMA_VERSION", 2)
-        run(schema_2())
-    db_execute(pg_db, "INSERT INTO chats (chat_id, updated_at) VALUES ($1, 1)", (CHAT,))
-    db_execute(
-        pg_db,
-        "INSERT INTO games (chat_id, status, creator_id, rules, created_at, updated_at)"
-        " VALUES ($1, 'lobby', $2, '{}', 1, 1)",
-        (CHAT, user(0)),
-    )
-    db_execute(
-        pg_db,
-        "INSERT INTO seats (game_id, seat, user_id, name) SELECT game_id, 0, $1, 'Ann' FROM games",
-        (user(0),),
-    )
+    _a_lobby_at_version(pg_db, 2)
 
     async def body(s: GameService) -> None:
         kept = await s.lobby(CHAT)
