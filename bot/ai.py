@@ -28,7 +28,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from durak.actions import Action
-from durak.ai import decide, observation_for, to_action
+from durak.ai import PileObservation, decide, observation_for, to_action
 from durak.ai.agents import BUDGET_MS, Choice
 from durak.ai.observation import Observation
 from durak.service_types import GameInfo
@@ -106,7 +106,7 @@ class AiPlayers:
             return fallback_action(game, seat)
 
     async def _hard(
-        self, chat_id: int, observation: Observation, seed: int, game_id: int
+        self, chat_id: int, observation: Observation | PileObservation, seed: int, game_id: int
     ) -> Choice:
         """The hard search, within the group's bound and the wait limit; else normal."""
         semaphore, users = self._groups.setdefault(
@@ -131,7 +131,7 @@ class AiPlayers:
             if not users[0]:
                 self._groups.pop(chat_id, None)
 
-    async def _in_pool(self, observation: Observation, seed: int) -> Choice:
+    async def _in_pool(self, observation: Observation | PileObservation, seed: int) -> Choice:
         loop = asyncio.get_running_loop()
         for attempt in range(2):
             pool = self._executor()

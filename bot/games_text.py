@@ -35,7 +35,7 @@ class Choice:
 
     @property
     def rules_game(self) -> str:
-        return dict(self.sets).get("game", PODKIDNOY)
+        return str(dict(self.sets).get("game", PODKIDNOY))
 
 
 CHOICES: tuple[Choice, ...] = (
@@ -181,13 +181,13 @@ def choose(choice: Choice, current: Rules) -> Chosen:
                 own_trumps_take=current.own_trumps_take,
                 show_last_discard=current.show_last_discard,
             )
-        dropped = tuple(
+        reset = tuple(
             (f.name, PILE_RESET)
             for f in fields(Rules)
             if f.name not in ("game", "own_trumps_take", "show_last_discard")
             and getattr(current, f.name) != getattr(Rules(), f.name)
         )
-        return Chosen(base, dropped)
+        return Chosen(base, reset)
     values = current.to_dict() if current.podkidnoy else Rules().to_dict()
     values["show_last_discard"] = current.show_last_discard
     values.update(game=PODKIDNOY, own_trumps_take="top", japanese=None)
