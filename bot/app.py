@@ -176,6 +176,10 @@ class DurakBot:
         h = self.handlers
         assert h is not None
         local = h.localized
+        # Presses first: most updates are presses, and PTB asks each handler in turn
+        # whether it takes the update (no command handler takes a press, nor this one a
+        # message, so the order decides nothing else)
+        app.add_handler(CallbackQueryHandler(local(h.button)))
         app.add_handler(CommandHandler(["newgame", "durak"], local(h.newgame)))
         once = h.once_a_minute  # commands that only inform: a flood is answered once
         app.add_handler(CommandHandler("start", local(once("start", h.start))))
@@ -194,7 +198,6 @@ class DurakBot:
         app.add_handler(CommandHandler("skip", local(skips.command)))
         app.add_handler(CommandHandler("history", local(once("history", life.history))))
         app.add_handler(CommandHandler("language", local(once("language", life.language_menu))))
-        app.add_handler(CallbackQueryHandler(local(h.button)))
         app.add_handler(ChatMemberHandler(life.membership, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, life.migrated))
         app.add_error_handler(h.error)

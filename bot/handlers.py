@@ -557,7 +557,7 @@ class Handlers:
             answer = {"text": render.refusal("database_error"), "show_alert": True}
         finally:
             try:
-                await query.answer(**answer)
+                await self.outbox.api.answer(query.id, answer)  # not PTB's Bot (bot/request.py)
             except TelegramError as e:
                 log.info("could not answer a callback query: %s", e)
         if then is not None:
@@ -570,33 +570,33 @@ class Handlers:
         query = update.callback_query
         assert query is not None
         user = query.from_user
-        message = query.message
+        where = topics.pressed(query)  # never query.message: PTB builds none (bot/topics.py)
         try:
             data = cb.decode(query.data)
         except cb.BadCallback:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
-        if message is not None:
-            self._note_chat(message.chat)
+        if where is not None:
+            self._note_chat(where.chat)
         if data.kind == "g":
-            return await self._move(user, message.message_id if message else None, data)
+            return await self._move(user, where.message_id if where else None, data)
         if data.kind == "o" and (data.setting or "").startswith("u") and self.lifecycle:
             if data.choice is not None:
                 return {"text": render.refusal("bad_callback"), "show_alert": True}
             return await self.lifecycle.language_button(user.id, data.setting or "")
         if data.kind in cb.CONFIRM_KINDS:
             return await self.confirmations.press(data, user.id, context)
-        if data.kind == "c" and message is not None and message.chat.type == ChatType.PRIVATE:
+        if data.kind == "c" and where is not None and where.chat.type == ChatType.PRIVATE:
             # own trumps: the chooser's private message carries the free suits too
             chosen = await self.service.game(data.game_id)
             return await self._suit(context, chosen.chat_id, data.game_id, user, data.suit or "")
-        if message is None or message.chat.type == ChatType.PRIVATE:
+        if where is None or where.chat.type == ChatType.PRIVATE:
             return {"text": render.refusal("bad_callback"), "show_alert": True}
-        chat = message.chat
+        chat = where.chat
         if data.kind == "q" and self.skips is not None:
             return await self.skips.button(chat.id, user.id, data)
         if data.kind == "o":
             if self.outbox.message_id(chat.id, "settings") is None:
-                self.outbox.remember(chat.id, "settings", message.message_id)
+                self.outbox.remember(chat.id, "settings", where.message_id)
             return await self._setting_button(context, chat, user, data.setting or "", data.choice)
         if data.kind == "h":
             return await self._record(chat.id, data.game_id)

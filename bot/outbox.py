@@ -39,14 +39,15 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from .budget import MODES, GlobalCap, Metrics
-from .request import NotSent
+from .request import BotApi, NotSent
 
 __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
 _LOGGER = logging.getLogger(__name__)
 _NO_PREVIEW = {"is_disabled": True}
-# The outbox sends through Bot.do_api_request, which asks to use the named method instead:
-# that method would parse every answer into a Message (a fifth of a busy bot's CPU).
+# The outbox sends through BotApi (bot/request.py), not the named methods of PTB's Bot: they
+# would parse every answer into a Message (a fifth of a busy bot's CPU). For a bot on another
+# request class BotApi calls Bot.do_api_request, which asks to use the named method instead:
 warnings.filterwarnings("ignore", message=r"Please use 'Bot\.", category=PTBUserWarning)
 _NOT_MODIFIED = "message is not modified"
 _GONE = ("message to edit not found", "message can't be edited")
@@ -222,6 +223,7 @@ class Outbox:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._bot = bot
+        self.api = BotApi(bot)  # also the handlers' way to answer a pressed button
         self._limits = limits
         self._on_posted = on_posted
         self._on_forbidden = on_forbidden
@@ -722,7 +724,7 @@ class Outbox:
             # nothing he must act on, so no notification (issue 11)
             params["disable_notification"] = True
         self._calling(item, "sendMessage", chat_id)
-        message = await self._bot.do_api_request("send_message", api_kwargs=params)
+        message = await self.api.call("sendMessage", params)
         try:
             return int(message["message_id"])
         except (TypeError, KeyError, ValueError):
@@ -732,7 +734,7 @@ class Outbox:
         try:
             params = _message_params(chat_id, item, message_id=message_id)
             self._calling(item, "editMessageText", chat_id)
-            await self._bot.do_api_request("edit_message_text", api_kwargs=params)
+            await self.api.call("editMessageText", params)
         except BadRequest as exc:
             description = exc.message.lower()
             if _NOT_MODIFIED in description:
@@ -745,9 +747,7 @@ class Outbox:
         """Remove the message a notification replaced; a leftover is only cosmetic."""
         self.metrics.call("deleteMessage", chat_id)
         try:
-            await self._bot.do_api_request(
-                "delete_message", api_kwargs={"chat_id": chat_id, "message_id": message_id}
-            )
+            await self.api.call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
         except Exception as exc:
             _LOGGER.debug("chat %s: could not delete message %s: %r", chat_id, message_id, exc)
 

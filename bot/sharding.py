@@ -24,6 +24,7 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from . import callbacks as cb
+from . import topics
 
 #: The game's group chat id, or ``None`` for a game the router does not know.
 ChatOfGame = Callable[[int], "int | None"]
@@ -48,8 +49,8 @@ def shard_key(update: Update, chat_of_game: ChatOfGame) -> int | None:
     """The group chat id whose worker must handle ``update``, or ``None`` if any may."""
     query = update.callback_query
     if query is not None:
-        message = query.message
-        here = message.chat if message is not None else None
+        where = topics.pressed(query)
+        here = where.chat if where is not None else None
         try:
             data = cb.decode(query.data)
         except cb.BadCallback:  # refused by whichever worker: where it was pressed

@@ -10,13 +10,19 @@ the id counts only with ``is_topic_message``). 0 stands for "no topic" everywher
 The topic of the update being handled is kept in a context variable, set once by
 the handlers' wrapper, so that every reply of a handler reaches the topic it was
 asked in without each of them passing it along.
+
+A pressed button's message is read through :func:`pressed` only: the getUpdates answer
+(and a webhook's update) hands PTB the little the bot reads of it in the callback
+query's ``api_kwargs`` (:func:`slim_query`), not as a ``Message`` PTB would build.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
 
-from telegram import Message, Update
+from telegram import CallbackQuery, Chat, Message, Update
 
 #: The forum topic of the update being handled; 0 for none.
 current: ContextVar[int] = ContextVar("topic", default=0)
@@ -32,8 +38,68 @@ def of_message(message: object) -> int:
 def of_update(update: Update) -> int:
     """The topic of a command's message, or of the message whose button was pressed."""
     if update.callback_query is not None:
-        return of_message(update.callback_query.message)
+        where = pressed(update.callback_query)
+        return 0 if where is None else where.thread
     return of_message(update.effective_message)
+
+
+#: The callback query's key (unknown to PTB, so kept in its ``api_kwargs``) that holds
+#: what the bot reads of the pressed message.
+PRESSED = "durak_pressed"
+
+
+@dataclass(frozen=True, slots=True)
+class Pressed:
+    """The message whose button was pressed: its chat (id, type, title only), its id, and
+    the forum topic it is in (0: none)."""
+
+    chat: Chat
+    message_id: int
+    thread: int
+
+
+def slim_query(query: dict[str, Any]) -> None:
+    """Replace a decoded callback query's ``message`` with :data:`PRESSED` (in place).
+
+    Only a message of the expected shape is replaced: anything else stays for PTB to judge.
+    An inaccessible message (``date`` 0, too old) has the same chat and id; it has no topic
+    marks, so its topic is 0, as it was read before."""
+    message = query.get("message")
+    if not isinstance(message, dict):
+        return
+    chat = message.get("chat")
+    if not isinstance(chat, dict):
+        return
+    chat_id, message_id, chat_type = chat.get("id"), message.get("message_id"), chat.get("type")
+    if not isinstance(chat_id, int) or not isinstance(message_id, int):
+        return
+    if not isinstance(chat_type, str):
+        return
+    thread = message.get("message_thread_id") if message.get("is_topic_message") else 0
+    title = chat.get("title")
+    del query["message"]
+    query[PRESSED] = {
+        "chat_id": chat_id,
+        "chat_type": chat_type,
+        "title": title if isinstance(title, str) else None,
+        "message_id": message_id,
+        "thread": thread if isinstance(thread, int) else 0,
+    }
+
+
+def pressed(query: CallbackQuery) -> Pressed | None:
+    """Where a button was pressed (``None``: an inline message's button, no chat).
+
+    Reads the slim form of :func:`slim_query`, else a ``message`` PTB built (an update
+    made in a test, or one the slimming passed on untouched)."""
+    slim = query.api_kwargs.get(PRESSED)
+    if isinstance(slim, dict):
+        chat = Chat(slim["chat_id"], slim["chat_type"], title=slim["title"])
+        return Pressed(chat, slim["message_id"], slim["thread"])
+    message = query.message
+    if message is None:
+        return None
+    return Pressed(message.chat, message.message_id, of_message(message))
 
 
 def here() -> int:

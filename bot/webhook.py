@@ -19,6 +19,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
+from .request import slim_update
+
 __all__ = ["MAX_BODY", "SECRET_HEADER", "WebhookServer"]
 
 log = logging.getLogger(__name__)
@@ -71,6 +73,7 @@ class WebhookServer:
             return _refuse(413)
         try:
             data = json.loads(body)
+            slim_update(data)  # a pressed button's message as getUpdates hands it on
             update = Update.de_json(data, self._app.bot)
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("webhook: a request with the right secret but no update in it")

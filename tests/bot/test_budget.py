@@ -266,7 +266,7 @@ async def test_a_429_slows_the_chat_so_that_the_next_sends_pass(
             await asyncio.sleep(0.01)
         await outbox.idle(10)
     for user in (ann, bob):  # Bob's panel, paced for one who watches, meets one too
-        statuses = [r.status for r in tg.requests() if r.params.get("chat_id") == str(user.id)]
+        statuses = [r.status for r in tg.requests() if str(r.params.get("chat_id")) == str(user.id)]
         assert statuses.count(429) <= 1, (user.first_name, statuses)
         after = statuses[statuses.index(429) + 1 :] if 429 in statuses else statuses
         assert len(after) >= 4 and set(after) == {200}, (user.first_name, statuses)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
 from bot.outbox import Outbox, SendLimits, retry_after_seconds
-from bot.request import NotSentError, NotSentTimeout
+from bot.request import AiohttpRequest, NotSentError, NotSentTimeout
 from tests.fake_telegram import Chat, FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
@@ -98,7 +98,9 @@ async def running(
     recorder: Recorder | None = None,
 ) -> AsyncIterator[Outbox]:
     recorder = recorder or Recorder()
-    async with bot or telegram.Bot(server.token, base_url=server.base_url) as client:
+    # by default the bot's own request class, so the outbox takes its direct path (BotApi)
+    bot = bot or telegram.Bot(server.token, base_url=server.base_url, request=AiohttpRequest())
+    async with bot as client:
         outbox = Outbox(
             client, limits, on_posted=recorder.on_posted, on_forbidden=recorder.on_forbidden
         )
@@ -116,7 +118,7 @@ def texts(server: FakeTelegram, chat: Chat) -> list[str | None]:
 
 
 def requests_to(server: FakeTelegram, chat_id: int) -> list[Any]:
-    return [r for r in server.requests() if r.params.get("chat_id") == str(chat_id)]
+    return [r for r in server.requests() if str(r.params.get("chat_id")) == str(chat_id)]
 
 
 def warnings_logged(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:

@@ -15,6 +15,7 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
+from bot import topics
 from bot.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
@@ -441,15 +442,63 @@ def test_slim_updates_keeps_what_the_bot_reads_of_a_pressed_message() -> None:
     slim = json.loads(slim_updates(json.dumps(answer).encode()))
     assert slim["result"][0]["callback_query"] == {
         **press,
-        "message": {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}},
+        topics.PRESSED: {
+            "chat_id": 5,
+            "chat_type": "private",
+            "title": None,
+            "message_id": 7,
+            "thread": 0,
+        },
     }
     assert slim["result"][1:] == answer["result"][1:]
     for odd in (b"not json", b'{"ok": false}', b'{"ok": true, "result": 5}', b"[1]"):
         assert slim_updates(odd) == odd
-    # and PTB still makes a whole Update of it
+    # PTB makes an Update of it without a Message; the handlers read it through topics
     update = Update.de_json(slim["result"][0], Bot("1:T"))
-    assert update.callback_query.message.chat.id == 5
-    assert update.callback_query.message.message_id == 7
+    assert update.callback_query is not None and update.callback_query.message is None
+    where = topics.pressed(update.callback_query)
+    assert where is not None and (where.chat.id, where.chat.type) == (5, "private")
+    assert (where.message_id, where.thread) == (7, 0)
+    inline = Update.de_json(slim["result"][2], Bot("1:T"))
+    assert inline.callback_query is not None and topics.pressed(inline.callback_query) is None
+
+
+def test_a_slim_press_in_a_forum_topic_keeps_its_topic_and_chat() -> None:
+    """The topic counts only with is_topic_message (a reply's thread id is no topic), and
+    the group's title and type stay for the handlers (the title cache, the private check);
+    a message of an unexpected shape is left for PTB to judge."""
+    group = {"id": -1005, "type": "supergroup", "title": "Durak club", "is_forum": True}
+    lobby = {"message_id": 9, "date": 1, "chat": group, "text": "lobby"}
+    ann = {"id": 5, "is_bot": False, "first_name": "Ann"}
+    press = {"id": "q1", "from": ann, "chat_instance": "i", "data": "1j.3"}
+    in_topic = {**lobby, "message_thread_id": 42, "is_topic_message": True}
+    a_reply = {**lobby, "message_thread_id": 8}  # in General, a reply to message 8
+    odd = {"message_id": "9", "date": 1, "chat": group}
+    answer = {
+        "ok": True,
+        "result": [
+            {"update_id": n, "callback_query": {**press, "message": message}}
+            for n, message in enumerate((in_topic, a_reply, odd))
+        ],
+    }
+    slim = json.loads(slim_updates(json.dumps(answer).encode()))["result"]
+    bot = Bot("1:T")
+    found = []
+    for update in slim[:2]:
+        query = Update.de_json(update, bot).callback_query
+        assert query is not None
+        where = topics.pressed(query)
+        assert where is not None
+        found.append((where.chat.id, where.chat.type, where.chat.title, where.message_id))
+        found.append(where.thread)
+        assert topics.of_update(Update.de_json(update, bot)) == where.thread
+    assert found == [
+        (-1005, "supergroup", "Durak club", 9),
+        42,
+        (-1005, "supergroup", "Durak club", 9),
+        0,
+    ]
+    assert slim[2]["callback_query"]["message"] == odd
 
 
 @async_test
@@ -470,6 +519,13 @@ async def test_updates_request_trims_get_updates_answers_only() -> None:
         _, trimmed = await request.do_request(f"{url}/botT/getUpdates", "POST")
         _, other = await request.do_request(f"{url}/botT/getMe", "POST")
         await request.shutdown()
-    message = json.loads(trimmed)["result"][0]["callback_query"]["message"]
-    assert message == {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}}
+    query = json.loads(trimmed)["result"][0]["callback_query"]
+    assert "message" not in query
+    assert query[topics.PRESSED] == {
+        "chat_id": 5,
+        "chat_type": "private",
+        "title": None,
+        "message_id": 7,
+        "thread": 0,
+    }
     assert other == answer_body  # other methods' answers pass untouched

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from telegram import Update
 
 from bot import callbacks as cb
+from bot.request import slim_update
 from bot.sharding import ShardKeys, shard_key, shard_of
 from durak import Pass, Take
 
@@ -55,16 +56,36 @@ def _update(**body: Any) -> Update:
     return update
 
 
-def _press(chat: dict[str, Any], user_id: int, data: str) -> Update:
-    return _update(
-        callback_query={
+def _press(chat: dict[str, Any], user_id: int, data: str, slim: bool = True) -> Update:
+    """A press as the bot gets it: its message slimmed as getUpdates and the webhook do
+    (``slim``), or as PTB builds the whole message."""
+    body = {
+        "update_id": next(_ids),
+        "callback_query": {
             "id": str(next(_ids)),
             "from": _user(user_id),
             "chat_instance": "x",
             "data": data,
             "message": _message(chat, BOT["id"], text="panel"),
+        },
+    }
+    if slim:
+        slim_update(body)
+        assert "message" not in body["callback_query"]
+    update = Update.de_json(body, None)
+    assert update is not None
+    return update
+
+
+def test_a_press_routes_the_same_slimmed_or_not() -> None:
+    game = cb.lobby("j", 7)
+    for chat, expected in ((_group(-1001), -1001), (_private(5), 70)):
+        keys = {
+            shard_key(_press(chat, 5, data, slim), {7: 70}.get)
+            for data in (game, "junk")
+            for slim in (True, False)
         }
-    )
+        assert keys == {expected, -1001 if chat["id"] < 0 else None}
 
 
 def updates_of_a_game(draw: st.DrawFn, chat_id: int, game_id: int) -> list[Update]:

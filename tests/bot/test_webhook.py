@@ -12,9 +12,12 @@ from typing import ClassVar
 import httpx
 import pytest
 
+from bot import callbacks as cb
+from bot import render, topics, webhook
 from bot.app import build_application
 from bot.config import Config, ConfigError, from_env
 from bot.outbox import SendLimits
+from bot.request import slim_update
 from bot.runner import serve
 from bot.webhook import MAX_BODY
 from tests.fake_telegram import RateLimits
@@ -186,3 +189,45 @@ def test_the_secret_is_compared_in_constant_time(monkeypatch):
 
     answer = asyncio.run(server._handle(Request()))  # type: ignore[arg-type]
     assert answer.status == 403 and calls == [(b"guess", b"s3cret")]
+
+
+@async_test
+async def test_a_press_through_the_webhook_is_read_where_it_was_pressed(
+    make_fake_telegram, tmp_path, monkeypatch
+):
+    """The webhook slims a press as getUpdates does, and the handler still reads where it
+    was pressed: a lobby button in a group's topic with no lobby is "no lobby" (had the
+    pressed message's chat been lost, it would be "bad callback")."""
+    slimmed: list[dict] = []
+
+    def slim(update: dict) -> None:
+        slim_update(update)
+        slimmed.append(update)
+
+    monkeypatch.setattr(webhook, "slim_update", slim)
+    async with webhook_bot(make_fake_telegram, tmp_path) as (server, group, user, hook, _):
+        message = update(7, group, user, "/newgame")["message"]
+        message.update(message_thread_id=5, is_topic_message=True)
+        press = {
+            "update_id": 8,
+            "callback_query": {
+                "id": "q-webhook",
+                "from": message["from"],
+                "chat_instance": "x",
+                "data": cb.lobby("j", 1),
+                "message": message,
+            },
+        }
+        headers = {"Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": "s3cret"}
+        async with httpx.AsyncClient() as client:
+            posted = await client.post(hook, content=json.dumps(press), headers=headers)
+        assert posted.status_code == 200
+        await server.wait_for(
+            lambda: server.request_count("answerCallbackQuery") == 1, 10, what="the answer"
+        )
+    [seen] = slimmed  # PTB got the press without a message to build
+    assert "message" not in seen["callback_query"]
+    assert seen["callback_query"][topics.PRESSED]["thread"] == 5
+    [answer] = server.requests("answerCallbackQuery")
+    assert answer.params["callback_query_id"] == "q-webhook"
+    assert answer.params["text"] == render.refusal("no_lobby")
