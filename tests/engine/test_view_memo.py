@@ -76,7 +76,7 @@ def test_a_kept_view_is_the_view_built_afresh_after_every_action(case: Any) -> N
             assert now.moves == len(game.history)
 
 
-@pytest.mark.parametrize("case", CASES[:6], ids=_ident)
+@pytest.mark.parametrize("case", [c for c in CASES if c[2] == 0], ids=_ident)
 def test_a_refused_action_keeps_the_views_right(case: Any) -> None:
     from durak.actions import Take
     from durak.errors import IllegalAction
@@ -86,7 +86,7 @@ def test_a_refused_action_keeps_the_views_right(case: Any) -> None:
     view = game.view(0)
     with pytest.raises(IllegalAction):
         game.apply(0, Take())  # nobody takes before the first card is played
-    assert game.view(0) == view == game._view(0)
+    assert game.view(0) is view and view == game._view(0)  # kept: nothing changed
 
 
 # ---- the snapshot writer, against the one it replaced ---------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...actions import TAKE, Action, Lead
 from ...cards import Card, Suit, card_of, cards_of, deck, parse_suit, sort_key
-from ...errors import MalformedRecord
+from ...errors import IllegalAction, MalformedRecord
 from ...rules import Rules
 from ...view import PileView, SeatInfo
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series, series_dealer
@@ -195,8 +195,12 @@ class PileGame(Game):
         play.verify(self, seat, action)
 
     def apply(self, seat: int, action: Action) -> None:
-        self._views.clear()  # the old state's views go (see view)
-        play.apply(self, seat, action)
+        views, self._views = self._views, {}  # the old state's views go (see view)
+        try:
+            play.apply(self, seat, action)
+        except IllegalAction:
+            self._views = views  # refused before anything changed: they still hold
+            raise
 
     def actors(self) -> list[int]:
         return [] if self.result is not None else [self.turn]

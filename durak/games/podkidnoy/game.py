@@ -361,8 +361,9 @@ class Podkidnoy(Game):
     def apply(self, seat: int, action: Action) -> None:
         """Apply ``seat``'s decision, or raise :class:`IllegalAction` and change nothing."""
         verify, do = bout.handler(action)
-        self._views.clear()  # first: whatever happens next, no view of the old state stays
-        do(self, seat, action, verify(self, seat, action))
+        checked = verify(self, seat, action)  # a refusal changes nothing: the views hold
+        self._views.clear()  # before any change: no view of the old state stays
+        do(self, seat, action, checked)
         self.history.append((seat, action))
         if self.table:
             bout.settle(self)
