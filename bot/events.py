@@ -92,7 +92,7 @@ def step_event(before: View | PileView, seat: int, action: Action, after: View |
 
 
 class _Replay:
-    __slots__ = ("applied", "copy", "last", "order", "start")
+    __slots__ = ("applied", "copy", "last", "order", "start", "told")
 
     def __init__(self, start: dict[str, Any], copy: Game) -> None:
         self.start = start
@@ -100,6 +100,8 @@ class _Replay:
         self.applied = 0
         self.last: Event | None = None
         self.order: list[int] = []
+        #: the story up to ``applied`` decisions, once told (asked again per render)
+        self.told: Story | None = None
 
 
 #: game id -> its replay; the newest games kept, the oldest dropped.
@@ -130,6 +132,8 @@ def _story(game_id: int, game: Game) -> Story:
     _MEMO.move_to_end(game_id)
     while len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)
+    if replay.told is not None and replay.applied == len(history):
+        return replay.told  # nothing new: one move is rendered several times
     copy = replay.copy
     before = copy.view(None)
     for seat, action in history[replay.applied :]:
@@ -141,7 +145,8 @@ def _story(game_id: int, game: Game) -> Story:
             replay.last = event
         before = after
         replay.applied += 1
-    return Story(replay.last, tuple(replay.order))
+    replay.told = Story(replay.last, tuple(replay.order))
+    return replay.told
 
 
 def forget(game_id: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -322,4 +323,10 @@ def _data(game_id: int, version: int, m: cb.Move) -> str:
     """A game button's data: the state version only on a pass and a face-down slot,
     which are made for the table their player saw (``bot/callbacks.py``); any other
     press is checked when it arrives, so a panel need not change with every move."""
-    return cb.move(game_id, version if isinstance(m, Pass | cb.Slot) else None, m)
+    return _encoded(game_id, version if isinstance(m, Pass | cb.Slot) else None, m)
+
+
+#: ``cb.move``, remembered: without a version a button's data is the same on every
+#: edit of a game's panels (a hand's cards, Take), and a panel has a dozen buttons.
+#: Moves are frozen values; the bound keeps a few hundred busy games' buttons.
+_encoded = functools.lru_cache(maxsize=16_384)(cb.move)

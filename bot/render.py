@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from durak import Card, Rules, View
 from durak.actions import Attack
+from durak.cards import deck
 from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
@@ -60,8 +61,23 @@ def card(c: Card, lang: str | None = None) -> str:
     """A card for a reader (``Д♥`` in Russian, ``Q♥`` in English): the one place
     cards become text, for the reader's language (the current one unless given).
     Callback data never comes from here: it keeps the engine's notation."""
-    letters = RANK_LETTERS.get(lang or current(), {})
-    return letters.get(c.rank.text, c.rank.text) + c.suit.symbol
+    texts = _CARD_TEXTS.get(lang or current())
+    return (texts or _CARD_TEXTS["en"])[c.id]
+
+
+def _card_texts(letters: dict[str, str]) -> tuple[str, ...]:
+    """Every card's text by id in one language's letters ("" for the unused ids)."""
+    out = [""] * 64
+    for c in deck(52):
+        out[c.id] = letters.get(c.rank.text, c.rank.text) + c.suit.symbol
+    return tuple(out)
+
+
+#: Each language's card texts by card id, made once: a panel writes every card of
+#: a hand on every edit (a language without letters of its own reads English's).
+_CARD_TEXTS: dict[str, tuple[str, ...]] = {
+    lang: _card_texts(letters) for lang, letters in RANK_LETTERS.items()
+}
 
 
 def cards(cs: Sequence[Card]) -> str:

@@ -79,7 +79,7 @@ class Card:
 
     def __str__(self) -> str:
         """The record form: ``10H``."""
-        return self.rank.text + self.suit.letter
+        return TEXTS[self.id]
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -93,6 +93,13 @@ class Card:
 #: Every card by id (``None`` in the unused slots).
 CARDS: tuple[Card | None, ...] = tuple(
     Card(Suit(i // 16), Rank(i % 16)) if 2 <= i % 16 <= 14 else None for i in range(64)
+)
+
+
+#: Every card's record form (``10H``) by id (``""`` in the unused slots): made once,
+#: as snapshots and records write every card of a game on every action.
+TEXTS: tuple[str, ...] = tuple(
+    _RANK_TEXT[Rank(i % 16)] + "SHDC"[i // 16] if 2 <= i % 16 <= 14 else "" for i in range(64)
 )
 
 

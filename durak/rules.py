@@ -9,7 +9,7 @@ here, so no engine ever sees one.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .cards import DECK_SIZES
@@ -188,7 +188,9 @@ class Rules:
             raise ValueError("teams need 4 or 6 players")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Every option by name (each value is a str, int, bool or None: what
+        ``dataclasses.asdict`` gives, without its deep copy, as every snapshot has it)."""
+        return {name: getattr(self, name) for name in _NAMES}
 
     def changed(self) -> dict[str, Any]:
         """Only the options that differ from the defaults (what a record needs)."""
@@ -213,3 +215,7 @@ class Rules:
             return cls(**data)
         except TypeError as e:  # a compiled build checks field types itself
             raise ValueError(str(e)) from None
+
+
+#: The option names in field order (``to_dict``'s keys).
+_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

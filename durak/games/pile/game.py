@@ -15,7 +15,7 @@ from typing import Any
 
 from ...actions import TAKE, Action, Lead
 from ...cards import Card, Suit, card_of, cards_of, deck, parse_suit, sort_key
-from ...errors import MalformedRecord
+from ...errors import IllegalAction, MalformedRecord
 from ...rules import Rules
 from ...view import PileView, SeatInfo
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series, series_dealer
@@ -33,6 +33,7 @@ class PileGame(Game):
     GAMES = ("own_trumps", "piled", "road")
 
     __slots__ = (
+        "_views",
         "dealer",
         "discard",
         "discard_mask",
@@ -63,6 +64,7 @@ class PileGame(Game):
     out_of_play: int  # road with 5 players: the 36th card; else -1
     last_cleared: list[int] | None  # road: the last pile cleared
     dealer: int
+    _views: dict[int | None, PileView]  # this state's views by seat (None: public)
 
     def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         """Use a constructor: :meth:`from_seed`, :meth:`from_deck`, :meth:`from_start`."""
@@ -88,6 +90,7 @@ class PileGame(Game):
         self.result = None
         self.history = []
         self.start = {}
+        self._views = {}
 
     # ---- construction ---------------------------------------------------------
 
@@ -192,7 +195,12 @@ class PileGame(Game):
         play.verify(self, seat, action)
 
     def apply(self, seat: int, action: Action) -> None:
-        play.apply(self, seat, action)
+        views, self._views = self._views, {}  # the old state's views go (see view)
+        try:
+            play.apply(self, seat, action)
+        except IllegalAction:
+            self._views = views  # refused before anything changed: they still hold
+            raise
 
     def actors(self) -> list[int]:
         return [] if self.result is not None else [self.turn]
@@ -233,7 +241,15 @@ class PileGame(Game):
 
     def view(self, seat: int | None = None) -> PileView:
         """What ``seat`` sees: his hand and legal actions, counts of the others,
-        and everything public; ``None`` is the public view."""
+        and everything public; ``None`` is the public view. Built once per state and
+        seat, as :meth:`Podkidnoy.view <durak.games.podkidnoy.game.Podkidnoy.view>`
+        (``apply`` drops them; a copy starts with none)."""
+        found = self._views.get(seat)
+        if found is None:
+            found = self._views[seat] = self._view(seat)
+        return found
+
+    def _view(self, seat: int | None) -> PileView:
         over = self.result is not None
         game = self.rules.game
         road = game == "road"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
+from ...cards import TEXTS, deck_mask, ids_of, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
@@ -22,11 +22,15 @@ FORMAT = "durak-snapshot/1"
 
 
 def _card(i: int) -> str | None:
-    return str(card_of(i)) if i >= 0 else None
+    return TEXTS[i] if i >= 0 else None
 
 
 def _list(ids: list[int]) -> list[str]:
-    return [str(card_of(i)) for i in ids]
+    return [TEXTS[i] for i in ids]
+
+
+def _cards(mask: int) -> list[str]:
+    return [TEXTS[i] for i in ids_of(mask)]
 
 
 def write(g: PileGame) -> dict[str, Any]:
@@ -40,11 +44,11 @@ def write(g: PileGame) -> dict[str, Any]:
         "trump_card": _card(g.trump_card),
         "out_of_play": _card(g.out_of_play),
         "stock": _list(g.stock),
-        "hands": [[str(c) for c in cards_of(h)] for h in g.hands],
+        "hands": [_cards(h) for h in g.hands],
         "out": list(g.out),
         "pile": _list(g.pile),
         "discard": g.discard,
-        "discard_cards": [str(c) for c in cards_of(g.discard_mask)],
+        "discard_cards": _cards(g.discard_mask),
         "last_cleared": None if g.last_cleared is None else _list(g.last_cleared),
         "turn": g.turn,
         "phase": g.phase,

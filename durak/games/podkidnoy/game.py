@@ -34,6 +34,7 @@ class Podkidnoy(Game):
     GAMES = ("podkidnoy",)
 
     __slots__ = (
+        "_views",
         "attacker",
         "covers",
         "dealer",
@@ -121,6 +122,7 @@ class Podkidnoy(Game):
     end_reason: str | None  # "repetition": english's draw by a repeated position
     return_used: bool  # return_last_card: the game's one return has been used
     transferred: bool  # a transfer or show_trump happened in this bout
+    _views: dict[int | None, View]  # this state's views by seat (None: public); see view()
 
     def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         """Use a constructor: :meth:`from_seed`, :meth:`from_deck` or :meth:`from_position`."""
@@ -169,6 +171,7 @@ class Podkidnoy(Game):
         self.window = (-1, -1)
         self.end_reason = None
         self.return_used = self.transferred = False
+        self._views = {}
 
     # ---- construction ---------------------------------------------------------
 
@@ -358,7 +361,9 @@ class Podkidnoy(Game):
     def apply(self, seat: int, action: Action) -> None:
         """Apply ``seat``'s decision, or raise :class:`IllegalAction` and change nothing."""
         verify, do = bout.handler(action)
-        do(self, seat, action, verify(self, seat, action))
+        checked = verify(self, seat, action)  # a refusal changes nothing: the views hold
+        self._views.clear()  # before any change: no view of the old state stays
+        do(self, seat, action, checked)
         self.history.append((seat, action))
         if self.table:
             bout.settle(self)
@@ -430,7 +435,19 @@ class Podkidnoy(Game):
 
     def view(self, seat: int | None = None) -> View:
         """What ``seat`` may see (its own hand and legal actions, counts of the
-        others); ``seat=None`` is the public view for a group message."""
+        others); ``seat=None`` is the public view for a group message.
+
+        Built once per state and seat: a view is a frozen value, and one move is
+        looked at many times (the bot's table, each panel, its notifications, the
+        handlers), about 16 views per action. ``apply`` is the only way the state
+        changes after construction (callers send decisions, nothing else), and it
+        drops them; a copy (:meth:`clone`) starts with none."""
+        found = self._views.get(seat)
+        if found is None:
+            found = self._views[seat] = self._view(seat)
+        return found
+
+    def _view(self, seat: int | None) -> View:
         trump = Suit(self.trump)
         over = self.result is not None
         hidden = self.slots is not None

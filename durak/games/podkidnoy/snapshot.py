@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...cards import card_of, cards_of, deck_mask, parse_card, parse_suit
+from ...cards import TEXTS, deck_mask, ids_of, parse_card, parse_suit
 from ...errors import MalformedRecord
 from ...rules import Rules
 from ...view import Outcome
@@ -23,12 +23,16 @@ if TYPE_CHECKING:
 FORMAT = "durak-snapshot/1"
 
 
+# Written on every action (the service stores it with each move): cards go straight
+# from their ids to their record form (``TEXTS``), no Card object in between.
+
+
 def _card(i: int) -> str | None:
-    return str(card_of(i)) if i >= 0 else None
+    return TEXTS[i] if i >= 0 else None
 
 
 def _cards(mask: int) -> list[str]:
-    return [str(c) for c in cards_of(mask)]
+    return [TEXTS[i] for i in ids_of(mask)]
 
 
 def write(game: Podkidnoy) -> dict[str, Any]:
@@ -39,7 +43,7 @@ def write(game: Podkidnoy) -> dict[str, Any]:
         "players": list(game.players),
         "trump": "SHDC"[game.trump],
         "trump_card": _card(game.trump_card),
-        "stock": [str(card_of(i)) for i in reversed(game.stock)],
+        "stock": [TEXTS[i] for i in reversed(game.stock)],
         "hands": [_cards(h) for h in game.hands],
         "discard": game.discard,
         "discard_cards": _cards(game.discard_mask),
