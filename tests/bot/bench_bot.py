@@ -239,8 +239,10 @@ class BenchTelegram(FakeTelegram):
         self._waiters: dict[int, list[asyncio.Event]] = {}
         self.measuring = False
         self.waits: dict[int, Waits] = {}  # per private chat: what its panel asks of him
+        #: pushes while measuring by kind (``Waits.classify``): [count, acted on]
+        self.push_kinds: dict[str, list[int]] = {}
 
-    def _watch(self, message: Message, posted: bool) -> None:
+    def _watch(self, message: Message, posted: bool, game: int | None = None) -> None:
         """A private panel changed: count a push (a new message that notifies), and a
         wait that began without one."""
         chat_id = message.chat.id
@@ -250,16 +252,23 @@ class BenchTelegram(FakeTelegram):
             return
         w = self.waits.setdefault(chat_id, Waits())
         pushed = posted and not message.disable_notification
-        w.update(text, pushed, time.perf_counter(), self.measuring)
+        now = time.perf_counter()
+        if pushed and self.measuring:
+            w.classify(text, now, game, self.push_kinds)
+        w.update(text, pushed, now, self.measuring)
+        if game is not None:
+            w.game = game
 
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = super().post_bot_message(chat, **fields)
+        game = None
         for button in message.buttons:
             data = button.callback_data or ""
             if data[:2] in ("1g", "1j", "1r", "1a"):
-                self.newest[(chat.id, data[:2])] = (message, cb.decode(data).game_id)
+                game = cb.decode(data).game_id
+                self.newest[(chat.id, data[:2])] = (message, game)
                 break
-        self._watch(message, posted=True)
+        self._watch(message, posted=True, game=game)
         self._changed_in(chat.id)
         return message
 
@@ -315,6 +324,46 @@ class Waits:
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
     unnotified_s: float = 0.0  # time spent in waits nobody told him about
+
+    # what a push's kind needs (``classify``) and whether he then acted on it
+    last_press: float = 0.0
+    game: int | None = None
+    pending: list[int] | None = None  # the counters of the last push, until he presses
+
+    def classify(
+        self, text: str, now: float, game: int | None, kinds: dict[str, list[int]]
+    ) -> None:
+        """A push's kind: what it asks (open, defend, throw in, throw in after a take, a
+        pile turn; idle), whether his panel already asked him (``cont``: it never left
+        "your move" on screen) or not (``fresh``), the same bout as his last push or
+        not, a new game's first panel, and the time since his own last press."""
+        hint = next((x for x in text.split("\n") if x.startswith("👉")), "")
+        if not hint:
+            role = "idle"
+        elif "open" in hint:
+            role = "open"
+        elif "Cover" in hint or "face-down card" in hint:
+            role = "defend"
+        elif "throw in" in hint:
+            role = "throw-after-take" if "takes the cards" in text else "throw"
+        else:
+            role = "other"
+        if game is not None and game != self.game:
+            where = "new-game"
+            self.game = game
+        else:
+            where = "same-bout" if bout_of(text) == self.pushed_bout else "new-bout"
+        gap = now - self.last_press
+        ago = "<1s" if gap < 1 else "<3s" if gap < 3 else ">=3s"
+        kind = f"{role:16} {'cont' if self.acting else 'fresh':5} {where:9} press {ago}"
+        self.pending = kinds.setdefault(kind, [0, 0])
+        self.pending[0] += 1
+
+    def pressed(self, now: float) -> None:
+        self.last_press = now
+        if self.pending is not None:
+            self.pending[1] += 1
+            self.pending = None
 
     def update(self, text: str, posted: bool, now: float, measuring: bool) -> None:
         acting = "👉" in text
@@ -383,6 +432,8 @@ class Bench:
         except ValueError:  # the message went away meanwhile
             return None
         began = time.perf_counter()
+        if message.chat.id > 0:
+            self.server.waits.setdefault(message.chat.id, Waits()).pressed(began)
         answered: list[float] = []  # when the answer arrived, before this task wakes up
         press.future.add_done_callback(lambda _f: answered.append(time.perf_counter()))
         try:
@@ -574,6 +625,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         for w in server.waits.values():  # a wait still open at the end counts up to now
             w.update("", False, now, True)
         out["pushes"] = sum(w.pushes for w in server.waits.values())
+        out["push_kinds"] = server.push_kinds
         out["idle_pushes"] = sum(w.idle_pushes for w in server.waits.values())
         out["waits"] = sum(w.waits for w in server.waits.values())
         out["unnotified_waits"] = sum(w.unnotified_waits for w in server.waits.values())
@@ -696,6 +748,11 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
             f"finished games: {out['finished']}, {per_game:.0f} actions each:"
             f" {per_player:.1f} pushes per player per game"
         )
+    kinds = out.get("push_kinds", {})
+    if kinds:
+        lines.append("pushes by kind (per action; share he then pressed on):")
+        for kind, (n, acted) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
+            lines.append(f"  {kind}: {n} ({n / actions:.3f}; pressed {acted / n:.0%})")
     return lines
 
 
