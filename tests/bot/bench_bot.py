@@ -313,13 +313,16 @@ class Waits:
     """One player's private chat as he sees it: is his panel asking him to act (its
     "👉" line), did a notification (a new message) tell him so. Issue 11: the table
     must not wait on a player who was not told; RULES-NOTES: a push earlier in the
-    same bout counts, as its panel is still the newest message of his chat."""
+    same bout counts, as its panel is still the newest message of his chat, and so
+    does a wait his panel went on asking about after his press (RULES-NOTES 75)."""
 
     acting: bool = False
     since: float = 0.0
     notified: bool = False
     pushed_bout: str | None = None
     pushes: int = 0  # new panels (each notifies) while measuring
+    continued: int = 0  # new bouts' waits told by his panel still asking (an edit)
+    at: float = 0.0  # when his panel last changed
     idle_pushes: int = 0  # of which asked nothing of him (issue 11: there should be none)
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
@@ -382,7 +385,12 @@ class Waits:
             self.notified = True
         if posted and acting:
             self.pushed_bout = bout
-        self.acting = acting
+        elif acting and self.acting and bout != self.pushed_bout and self.last_press > self.at:
+            # his panel kept asking him and he pressed on it: a new bout's wait continues
+            # the one he was told of, by an edit (RULES-NOTES.md 75); it counts as told
+            self.pushed_bout = bout
+            self.continued += measuring
+        self.acting, self.at = acting, now
 
 
 # ---------------------------------------------------------------------- the players
@@ -628,6 +636,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         out["push_kinds"] = server.push_kinds
         out["idle_pushes"] = sum(w.idle_pushes for w in server.waits.values())
         out["waits"] = sum(w.waits for w in server.waits.values())
+        out["continued"] = sum(w.continued for w in server.waits.values())
         out["unnotified_waits"] = sum(w.unnotified_waits for w in server.waits.values())
         out["unnotified_s"] = sum(w.unnotified_s for w in server.waits.values())
         bot_cpu_end, busy_end = cpu_seconds(proc.pid or 0), machine_busy()
@@ -741,6 +750,8 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
         f" {out['unnotified_waits']}, the table waited on such players"
         f" {out['unnotified_s']:.1f} s in all ({out['unnotified_s'] / max(out['waits'], 1):.2f}"
         " s per wait)",
+        "new bouts' waits continued on a panel still asking him (an edit after his press):"
+        f" {out.get('continued', 0)}",
     ]
     if per_game is not None:
         per_player = out["pushes"] / actions * per_game / args.players
