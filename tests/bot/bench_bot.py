@@ -15,7 +15,9 @@ the users share this one.
 Each user looks at his newest panel, presses one of the buttons that look legal
 (a card not in brackets, Take, Pass, Done; a few presses are careless), waits for
 the answer, then waits until the bot shows him something new (at most a few
-seconds, ``--look``) before the next press. No thinking time. When a game ends,
+seconds, ``--look``) before the next press. No thinking time, unless ``--think S``:
+then a human's pause before each press, uniform over [0.5, 2] x S seconds (seeded per
+player), after which he presses on his newest panel. When a game ends,
 its first player presses Play again and the others confirm in its lobby (I'm in).
 Actions that changed a game are read from the service at the end (a game's
 version counts its actions, a turn timer's included: rare in a short run, as the
@@ -72,6 +74,8 @@ GLOBAL_MAX = 10_000
 #: Seconds a user waits for something new before he looks again (or, by default,
 #: after a press before he presses again; ``--look``).
 PATIENCE = 2.0
+#: A thinking time before a press, as multiples of ``--think`` (uniform).
+THINK = (0.5, 2.0)
 #: Share of presses on any button of the panel, legal-looking or not.
 CARELESS = 0.05
 #: Longer than the fake server's 15 s callback answer timeout.
@@ -425,6 +429,8 @@ def looks_legal(text: str, data: str) -> bool:
 class Bench:
     server: BenchTelegram
     look: float = PATIENCE  # after a press, wait at most this long for something new
+    think: float = 0.0  # a human's thinking time before each press: uniform over THINK x this
+    seed: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
@@ -497,6 +503,7 @@ class Bench:
         answer, then for something new; the first player also restarts ended games."""
         user, rng, newest = table.users[k], table.rng, self.server.newest
         chats = (user.id, table.group.id) if k == 0 else (user.id,)
+        thinking = random.Random(f"{self.seed}:{user.id}")  # his own: the same every run
         while not self.stop.is_set():
             seen = self.server.seen(chats)
             panel, playing = newest.get((user.id, "1g"), (None, 0))
@@ -504,6 +511,7 @@ class Bench:
             if ended is not None and over >= playing and over not in table.again:
                 table.again.add(over)
                 self.play_again += self.measuring
+                await self.ponder(thinking)
                 await self.press(user, ended, button_data(ended, "r"))
                 await self.confirm_again(table, over)
                 continue
@@ -511,8 +519,20 @@ class Bench:
             if data is None or panel is None:
                 await self.server.wait_change(chats, seen, PATIENCE)
                 continue
+            if self.think:  # he thinks about what he sees, then presses on his newest panel
+                await self.ponder(thinking)
+                panel, _playing = newest.get((user.id, "1g"), (panel, playing))
+                data = choose(panel, rng)
+                if data is None:
+                    continue
             await self.press(user, panel, data)
             await self.server.wait_change(chats, seen, self.look)
+
+    async def ponder(self, rng: random.Random) -> None:
+        """A human's thinking time (``--think``), or none."""
+        if self.think and not self.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), rng.uniform(*THINK) * self.think)
 
 
 def choose(panel: Message, rng: random.Random) -> str | None:
@@ -604,7 +624,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         name="durak-bot",
     )
     proc.start()
-    bench = Bench(server, look=args.look)
+    bench = Bench(server, look=args.look, think=args.think, seed=args.seed)
     players: list[asyncio.Task[None]] = []
     try:
         ready = await _recv(conn, proc, BOT_START_TIMEOUT)
@@ -713,7 +733,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"fake Bot API delay per call: {args.delay * 1000:g} ms",
         f"bot settings: {out['clocks'] or 'as running_bot sets them'}",
         f"setup: {args.games} lobbies joined and dealt in {out['setup_s']:.1f} s",
-        f"measured: {window:.1f} s  (users stop pressing after {args.seconds} s)",
+        f"measured: {window:.1f} s  (users stop pressing after {args.seconds} s;"
+        f" thinking before a press: {args.think * THINK[0]:g}-{args.think * THINK[1]:g} s)",
         f"presses: {out['presses']}  ({out['presses'] / window:.0f}/s;"
         f" {out['noted']} answered with a text, mostly refusals)",
         f"applied actions: {out['actions']}  ({actions_per_s:.0f}/s;"
@@ -797,6 +818,13 @@ def main(argv: list[str] | None = None) -> int:
         f" again (default {PATIENCE:g} s; 0: at once, on what he sees)",
     )
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="a human's thinking time before each press: uniform over"
+        f" [{THINK[0]:g}, {THINK[1]:g}] x this many seconds, seeded (default 0: machine speed)",
+    )
+    parser.add_argument(
         "--time-scale",
         type=float,
         default=1.0,
@@ -824,6 +852,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need 1-1000 games, 2-6 players, 0-600 seconds")
     if not 0 <= args.look <= 60:
         parser.error("--look must be 0-60 seconds")
+    if not 0 <= args.think <= 60:
+        parser.error("--think must be 0-60 seconds")
     if not 0 < args.time_scale <= 1:
         parser.error("--time-scale must be in (0, 1]")
     if not 0 <= args.delay <= 2:
