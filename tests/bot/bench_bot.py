@@ -326,7 +326,6 @@ class Waits:
     pushed_bout: str | None = None
     pushes: int = 0  # new panels (each notifies) while measuring
     continued: int = 0  # new bouts' waits told by his panel still asking (an edit)
-    at: float = 0.0  # when his panel last changed
     idle_pushes: int = 0  # of which asked nothing of him (issue 11: there should be none)
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
@@ -389,12 +388,18 @@ class Waits:
             self.notified = True
         if posted and acting:
             self.pushed_bout = bout
-        elif acting and self.acting and bout != self.pushed_bout and self.last_press > self.at:
-            # his panel kept asking him and he pressed on it: a new bout's wait continues
-            # the one he was told of, by an edit (RULES-NOTES.md 75); it counts as told
+        elif (
+            acting
+            and self.acting
+            and bout != self.pushed_bout
+            and self.notified
+            and self.last_press > self.since
+        ):
+            # his panel kept asking him since he was told and he pressed on it: a new
+            # bout's wait continues the told one, by an edit (RULES-NOTES.md 75)
             self.pushed_bout = bout
             self.continued += measuring
-        self.acting, self.at = acting, now
+        self.acting = acting
 
 
 # ---------------------------------------------------------------------- the players
