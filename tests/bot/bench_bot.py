@@ -252,8 +252,8 @@ class BenchTelegram(FakeTelegram):
         chat_id = message.chat.id
         text = message.plain_text or ""
         buttons = any((b.callback_data or "").startswith("1g") for b in message.buttons)
-        if chat_id < 0 or not (buttons or "Your cards" in text):
-            return
+        if chat_id < 0 or not (buttons or "Your cards:" in text or "Your cards (" in text):
+            return  # not a panel (e.g. "You joined …: your cards will arrive here")
         w = self.waits.setdefault(chat_id, Waits())
         pushed = posted and not message.disable_notification
         now = time.perf_counter()
@@ -326,6 +326,8 @@ class Waits:
     pushed_bout: str | None = None
     pushes: int = 0  # new panels (each notifies) while measuring
     continued: int = 0  # new bouts' waits told by his panel still asking (an edit)
+    at: float = 0.0  # when his panel last changed
+    asked_from: float = 0.0  # when the panel before the one that began asking him arrived
     idle_pushes: int = 0  # of which asked nothing of him (issue 11: there should be none)
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
@@ -383,7 +385,7 @@ class Waits:
             self.waits += measuring
             self.notified = posted or (bool(bout) and bout == self.pushed_bout)
             self.unnotified_waits += measuring and not self.notified
-            self.since = now
+            self.since, self.asked_from = now, self.at
         elif acting and posted:
             self.notified = True
         if posted and acting:
@@ -393,13 +395,14 @@ class Waits:
             and self.acting
             and bout != self.pushed_bout
             and self.notified
-            and self.last_press > self.since
+            and self.last_press > self.asked_from
         ):
-            # his panel kept asking him since he was told and he pressed on it: a new
-            # bout's wait continues the told one, by an edit (RULES-NOTES.md 75)
+            # his panel kept asking him since he was told and he pressed since it was
+            # sent (after the panel before it arrived: a chat's sends go one by one): a
+            # new bout's wait continues the told one, by an edit (RULES-NOTES.md 75)
             self.pushed_bout = bout
             self.continued += measuring
-        self.acting = acting
+        self.acting, self.at = acting, now
 
 
 # ---------------------------------------------------------------------- the players
