@@ -465,7 +465,8 @@ class Presenter:
         to him asked him to act (``asked``: the game's actions then), he has acted
         since himself (not the clock for him), and it is his only game's panel, so the
         newest message of his chat. His screen never stopped saying "your move" and he
-        just pressed on it: an edit reaches him as surely as a push (RULES-NOTES.md)."""
+        just pressed on it, so he is looking: an edit (which never notifies) is seen as
+        soon as a push would be, and a push would tell him twice (RULES-NOTES.md 75)."""
         if asked is None or len(self._games_of.get(user_id, ())) != 1:
             return False
         return any(s == seat for s, _action in game.history[asked:])
