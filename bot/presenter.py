@@ -185,6 +185,11 @@ class Presenter:
         self._told: dict[tuple[int, int], tuple[object, ...]] = {}
         #: (game, seat): away or gone (or the game over), as last shown: never notified.
         self._quiet: set[tuple[int, int]] = set()
+        #: (game, seat): the panel last sent to him asks him to act, since this many
+        #: actions of the game (``_continues``).
+        self._asking: dict[tuple[int, int], int] = {}
+        #: user: the games whose panels he has (a continuation needs just one).
+        self._games_of: dict[int, set[int]] = {}
         #: game: (bout or pile turn as last seen, whether the table had cards, a count
         #: of the bouts or turns seen): names the bout (a pile game's turn) a wait is in.
         self._bouts: dict[int, tuple[tuple[object, ...], bool, int]] = {}
@@ -362,6 +367,9 @@ class Presenter:
                 self._quiet.add(key)
             else:
                 self._quiet.discard(key)
+            if seat.timeouts:  # the clock decided for him: he is not looking (_continues)
+                self._asking.pop(key, None)
+            self._games_of.setdefault(seat.user_id, set()).add(game_id)
             wait = None if quiet else self._wait_of(public, seat.seat, bout)
             untold = wait is not None and self._told.get(key) != wait
             if not untold and self._shown.get(key) == shows:
@@ -379,7 +387,7 @@ class Presenter:
                     over,
                 ),
                 priority=PRIORITY_ACTOR if acting(mine, seat.seat) else PRIORITY_PANEL,
-                decide=functools.partial(self._notify, game_id, game, seat.seat),
+                decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
             self.outbox.release(info.chat_id, slot("table", game_id))
@@ -431,7 +439,7 @@ class Presenter:
             return ("turn", bout)
         return ("bout", bout)
 
-    def _notify(self, game_id: int, game: Game, seat: int) -> bool:
+    def _notify(self, game_id: int, game: Game, seat: int, user_id: int) -> bool:
         """Asked by the outbox right after it rendered his panel from ``game`` as it is
         then: whether that panel goes as a notification. Decided for the content sent,
         not for the state that queued it: the game moves on while the panel waits for
@@ -439,20 +447,40 @@ class Presenter:
         would push a panel that asks nothing of him, or edit one that does in place
         (issue 11: once per wait, and never for what he cannot act on)."""
         key = (game_id, seat)
+        asked = self._asking.pop(key, None)
         if key in self._quiet or game.result is not None or game_id not in self._bouts:
             return False  # away or gone, or the game over (forgotten: shown for the last time)
         public = game.view(None)
         wait = self._wait_of(public, seat, self._bout(game_id, public))
-        if wait is None or self._told.get(key) == wait:
+        if wait is None:
+            return False
+        self._asking[key] = public.moves
+        if self._told.get(key) == wait:
             return False
         self._told[key] = wait
-        return True
+        return not self._continues(game, seat, user_id, asked)
+
+    def _continues(self, game: Game, seat: int, user_id: int, asked: int | None) -> bool:
+        """Whether a new wait continues the one he is in on screen: the panel last sent
+        to him asked him to act (``asked``: the game's actions then), he has acted
+        since himself (not the clock for him), and it is his only game's panel, so the
+        newest message of his chat. His screen never stopped saying "your move" and he
+        just pressed on it, so he is looking: an edit (which never notifies) is seen as
+        soon as a push would be, and a push would tell him twice (RULES-NOTES.md 75)."""
+        if asked is None or len(self._games_of.get(user_id, ())) != 1:
+            return False
+        return any(s == seat for s, _action in game.history[asked:])
 
     def _forget(self, game_id: int, info: GameInfo) -> None:
         for seat in info.seats:
             key = (game_id, seat.seat)
-            for memo in (self._shown, self._told):
+            for memo in (self._shown, self._told, self._asking):
                 memo.pop(key, None)
+            games = self._games_of.get(seat.user_id)
+            if games is not None:
+                games.discard(game_id)
+                if not games:
+                    del self._games_of[seat.user_id]
             self._quiet.discard(key)
             self._choosers.discard((game_id, seat.user_id))
         self._bouts.pop(game_id, None)
@@ -479,7 +507,9 @@ class Presenter:
             notify=notify,
             priority=PRIORITY_ACTOR,
             # a push of his still queued goes with this content, if it asks him then
-            decide=None if over else functools.partial(self._notify, info.game_id, game, seat),
+            decide=None
+            if over
+            else functools.partial(self._notify, info.game_id, game, seat, user_id),
         )
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))

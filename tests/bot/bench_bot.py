@@ -15,7 +15,9 @@ the users share this one.
 Each user looks at his newest panel, presses one of the buttons that look legal
 (a card not in brackets, Take, Pass, Done; a few presses are careless), waits for
 the answer, then waits until the bot shows him something new (at most a few
-seconds, ``--look``) before the next press. No thinking time. When a game ends,
+seconds, ``--look``) before the next press. No thinking time, unless ``--think S``:
+then a human's pause before each press, uniform over [0.5, 2] x S seconds (seeded per
+player), after which he presses on his newest panel. When a game ends,
 its first player presses Play again and the others confirm in its lobby (I'm in).
 Actions that changed a game are read from the service at the end (a game's
 version counts its actions, a turn timer's included: rare in a short run, as the
@@ -72,6 +74,8 @@ GLOBAL_MAX = 10_000
 #: Seconds a user waits for something new before he looks again (or, by default,
 #: after a press before he presses again; ``--look``).
 PATIENCE = 2.0
+#: A thinking time before a press, as multiples of ``--think`` (uniform).
+THINK = (0.5, 2.0)
 #: Share of presses on any button of the panel, legal-looking or not.
 CARELESS = 0.05
 #: Longer than the fake server's 15 s callback answer timeout.
@@ -239,27 +243,36 @@ class BenchTelegram(FakeTelegram):
         self._waiters: dict[int, list[asyncio.Event]] = {}
         self.measuring = False
         self.waits: dict[int, Waits] = {}  # per private chat: what its panel asks of him
+        #: pushes while measuring by kind (``Waits.classify``): [count, acted on]
+        self.push_kinds: dict[str, list[int]] = {}
 
-    def _watch(self, message: Message, posted: bool) -> None:
+    def _watch(self, message: Message, posted: bool, game: int | None = None) -> None:
         """A private panel changed: count a push (a new message that notifies), and a
         wait that began without one."""
         chat_id = message.chat.id
         text = message.plain_text or ""
         buttons = any((b.callback_data or "").startswith("1g") for b in message.buttons)
-        if chat_id < 0 or not (buttons or "Your cards" in text):
-            return
+        if chat_id < 0 or not (buttons or "Your cards:" in text or "Your cards (" in text):
+            return  # not a panel (e.g. "You joined …: your cards will arrive here")
         w = self.waits.setdefault(chat_id, Waits())
         pushed = posted and not message.disable_notification
-        w.update(text, pushed, time.perf_counter(), self.measuring)
+        now = time.perf_counter()
+        if pushed and self.measuring:
+            w.classify(text, now, game, self.push_kinds)
+        w.update(text, pushed, now, self.measuring)
+        if game is not None:
+            w.game = game
 
     def post_bot_message(self, chat: Chat, **fields: Any) -> Message:
         message = super().post_bot_message(chat, **fields)
+        game = None
         for button in message.buttons:
             data = button.callback_data or ""
             if data[:2] in ("1g", "1j", "1r", "1a"):
-                self.newest[(chat.id, data[:2])] = (message, cb.decode(data).game_id)
+                game = cb.decode(data).game_id
+                self.newest[(chat.id, data[:2])] = (message, game)
                 break
-        self._watch(message, posted=True)
+        self._watch(message, posted=True, game=game)
         self._changed_in(chat.id)
         return message
 
@@ -304,17 +317,61 @@ class Waits:
     """One player's private chat as he sees it: is his panel asking him to act (its
     "👉" line), did a notification (a new message) tell him so. Issue 11: the table
     must not wait on a player who was not told; RULES-NOTES: a push earlier in the
-    same bout counts, as its panel is still the newest message of his chat."""
+    same bout counts, as its panel is still the newest message of his chat, and so
+    does a wait his panel went on asking about after his press (RULES-NOTES 75)."""
 
     acting: bool = False
     since: float = 0.0
     notified: bool = False
     pushed_bout: str | None = None
     pushes: int = 0  # new panels (each notifies) while measuring
+    continued: int = 0  # new bouts' waits told by his panel still asking (an edit)
+    at: float = 0.0  # when his panel last changed
+    asked_from: float = 0.0  # when the panel before the one that began asking him arrived
     idle_pushes: int = 0  # of which asked nothing of him (issue 11: there should be none)
     waits: int = 0  # waits that began while measuring
     unnotified_waits: int = 0
     unnotified_s: float = 0.0  # time spent in waits nobody told him about
+
+    # what a push's kind needs (``classify``) and whether he then acted on it
+    last_press: float = 0.0
+    game: int | None = None
+    pending: list[int] | None = None  # the counters of the last push, until he presses
+
+    def classify(
+        self, text: str, now: float, game: int | None, kinds: dict[str, list[int]]
+    ) -> None:
+        """A push's kind: what it asks (open, defend, throw in, throw in after a take, a
+        pile turn; idle), whether his panel already asked him (``cont``: it never left
+        "your move" on screen) or not (``fresh``), the same bout as his last push or
+        not, a new game's first panel, and the time since his own last press."""
+        hint = next((x for x in text.split("\n") if x.startswith("👉")), "")
+        if not hint:
+            role = "idle"
+        elif "open" in hint:
+            role = "open"
+        elif "Cover" in hint or "face-down card" in hint:
+            role = "defend"
+        elif "throw in" in hint:
+            role = "throw-after-take" if "takes the cards" in text else "throw"
+        else:
+            role = "other"
+        if game is not None and game != self.game:
+            where = "new-game"
+            self.game = game
+        else:
+            where = "same-bout" if bout_of(text) == self.pushed_bout else "new-bout"
+        gap = now - self.last_press
+        ago = "<1s" if gap < 1 else "<3s" if gap < 3 else ">=3s"
+        kind = f"{role:16} {'cont' if self.acting else 'fresh':5} {where:9} press {ago}"
+        self.pending = kinds.setdefault(kind, [0, 0])
+        self.pending[0] += 1
+
+    def pressed(self, now: float) -> None:
+        self.last_press = now
+        if self.pending is not None:
+            self.pending[1] += 1
+            self.pending = None
 
     def update(self, text: str, posted: bool, now: float, measuring: bool) -> None:
         acting = "👉" in text
@@ -328,12 +385,24 @@ class Waits:
             self.waits += measuring
             self.notified = posted or (bool(bout) and bout == self.pushed_bout)
             self.unnotified_waits += measuring and not self.notified
-            self.since = now
+            self.since, self.asked_from = now, self.at
         elif acting and posted:
             self.notified = True
         if posted and acting:
             self.pushed_bout = bout
-        self.acting = acting
+        elif (
+            acting
+            and self.acting
+            and bout != self.pushed_bout
+            and self.notified
+            and self.last_press > self.asked_from
+        ):
+            # his panel kept asking him since he was told and he pressed since it was
+            # sent (after the panel before it arrived: a chat's sends go one by one): a
+            # new bout's wait continues the told one, by an edit (RULES-NOTES.md 75)
+            self.pushed_bout = bout
+            self.continued += measuring
+        self.acting, self.at = acting, now
 
 
 # ---------------------------------------------------------------------- the players
@@ -368,6 +437,8 @@ def looks_legal(text: str, data: str) -> bool:
 class Bench:
     server: BenchTelegram
     look: float = PATIENCE  # after a press, wait at most this long for something new
+    think: float = 0.0  # a human's thinking time before each press: uniform over THINK x this
+    seed: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     measuring: bool = False
     latencies: list[float] = field(default_factory=list)
@@ -383,6 +454,8 @@ class Bench:
         except ValueError:  # the message went away meanwhile
             return None
         began = time.perf_counter()
+        if message.chat.id > 0:
+            self.server.waits.setdefault(message.chat.id, Waits()).pressed(began)
         answered: list[float] = []  # when the answer arrived, before this task wakes up
         press.future.add_done_callback(lambda _f: answered.append(time.perf_counter()))
         try:
@@ -438,6 +511,7 @@ class Bench:
         answer, then for something new; the first player also restarts ended games."""
         user, rng, newest = table.users[k], table.rng, self.server.newest
         chats = (user.id, table.group.id) if k == 0 else (user.id,)
+        thinking = random.Random(f"{self.seed}:{user.id}")  # his own: the same every run
         while not self.stop.is_set():
             seen = self.server.seen(chats)
             panel, playing = newest.get((user.id, "1g"), (None, 0))
@@ -445,6 +519,7 @@ class Bench:
             if ended is not None and over >= playing and over not in table.again:
                 table.again.add(over)
                 self.play_again += self.measuring
+                await self.ponder(thinking)
                 await self.press(user, ended, button_data(ended, "r"))
                 await self.confirm_again(table, over)
                 continue
@@ -452,8 +527,20 @@ class Bench:
             if data is None or panel is None:
                 await self.server.wait_change(chats, seen, PATIENCE)
                 continue
+            if self.think:  # he thinks about what he sees, then presses on his newest panel
+                await self.ponder(thinking)
+                panel, _playing = newest.get((user.id, "1g"), (panel, playing))
+                data = choose(panel, rng)
+                if data is None:
+                    continue
             await self.press(user, panel, data)
             await self.server.wait_change(chats, seen, self.look)
+
+    async def ponder(self, rng: random.Random) -> None:
+        """A human's thinking time (``--think``), or none."""
+        if self.think and not self.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), rng.uniform(*THINK) * self.think)
 
 
 def choose(panel: Message, rng: random.Random) -> str | None:
@@ -545,7 +632,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         name="durak-bot",
     )
     proc.start()
-    bench = Bench(server, look=args.look)
+    bench = Bench(server, look=args.look, think=args.think, seed=args.seed)
     players: list[asyncio.Task[None]] = []
     try:
         ready = await _recv(conn, proc, BOT_START_TIMEOUT)
@@ -574,8 +661,10 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         for w in server.waits.values():  # a wait still open at the end counts up to now
             w.update("", False, now, True)
         out["pushes"] = sum(w.pushes for w in server.waits.values())
+        out["push_kinds"] = server.push_kinds
         out["idle_pushes"] = sum(w.idle_pushes for w in server.waits.values())
         out["waits"] = sum(w.waits for w in server.waits.values())
+        out["continued"] = sum(w.continued for w in server.waits.values())
         out["unnotified_waits"] = sum(w.unnotified_waits for w in server.waits.values())
         out["unnotified_s"] = sum(w.unnotified_s for w in server.waits.values())
         bot_cpu_end, busy_end = cpu_seconds(proc.pid or 0), machine_busy()
@@ -652,7 +741,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"fake Bot API delay per call: {args.delay * 1000:g} ms",
         f"bot settings: {out['clocks'] or 'as running_bot sets them'}",
         f"setup: {args.games} lobbies joined and dealt in {out['setup_s']:.1f} s",
-        f"measured: {window:.1f} s  (users stop pressing after {args.seconds} s)",
+        f"measured: {window:.1f} s  (users stop pressing after {args.seconds} s;"
+        f" thinking before a press: {args.think * THINK[0]:g}-{args.think * THINK[1]:g} s)",
         f"presses: {out['presses']}  ({out['presses'] / window:.0f}/s;"
         f" {out['noted']} answered with a text, mostly refusals)",
         f"applied actions: {out['actions']}  ({actions_per_s:.0f}/s;"
@@ -689,6 +779,8 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
         f" {out['unnotified_waits']}, the table waited on such players"
         f" {out['unnotified_s']:.1f} s in all ({out['unnotified_s'] / max(out['waits'], 1):.2f}"
         " s per wait)",
+        "new bouts' waits continued on a panel still asking him (an edit after his press):"
+        f" {out.get('continued', 0)}",
     ]
     if per_game is not None:
         per_player = out["pushes"] / actions * per_game / args.players
@@ -696,6 +788,11 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
             f"finished games: {out['finished']}, {per_game:.0f} actions each:"
             f" {per_player:.1f} pushes per player per game"
         )
+    kinds = out.get("push_kinds", {})
+    if kinds:
+        lines.append("pushes by kind (per action; share he then pressed on):")
+        for kind, (n, acted) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
+            lines.append(f"  {kind}: {n} ({n / actions:.3f}; pressed {acted / n:.0%})")
     return lines
 
 
@@ -729,6 +826,13 @@ def main(argv: list[str] | None = None) -> int:
         f" again (default {PATIENCE:g} s; 0: at once, on what he sees)",
     )
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="a human's thinking time before each press: uniform over"
+        f" [{THINK[0]:g}, {THINK[1]:g}] x this many seconds, seeded (default 0: machine speed)",
+    )
+    parser.add_argument(
         "--time-scale",
         type=float,
         default=1.0,
@@ -756,6 +860,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need 1-1000 games, 2-6 players, 0-600 seconds")
     if not 0 <= args.look <= 60:
         parser.error("--look must be 0-60 seconds")
+    if not 0 <= args.think <= 60:
+        parser.error("--think must be 0-60 seconds")
     if not 0 < args.time_scale <= 1:
         parser.error("--time-scale must be in (0, 1]")
     if not 0 <= args.delay <= 2:

@@ -70,18 +70,31 @@ class Langs:
         return "en"
 
 
-def info_of(game: Game) -> GameInfo:
-    seats = tuple(Seat(s, 100 + s, name) for s, name in enumerate("ABCD"))
-    return GameInfo(1, -5, RUNNING, game.view(None).moves, seats, 100, Rules(), game, 0.0, 0.0)
+def info_of(game: Game, game_id: int = 1, timeouts: int = 0) -> GameInfo:
+    seats = tuple(Seat(s, 100 + s, name, timeouts=timeouts) for s, name in enumerate("ABCD"))
+    version = game.view(None).moves
+    return GameInfo(game_id, -5, RUNNING, version, seats, 100, Rules(), game, 0.0, 0.0)
 
 
-def play(rng_seed: int = 7, steps: int = 400):
-    """A random 4-player game shown after every action: (before, after, shows) each step."""
+def play(
+    rng_seed: int = 7,
+    steps: int = 400,
+    movers: list[int] | None = None,
+    timeouts: int = 0,
+    other_game: bool = False,
+):
+    """A random 4-player game shown after every action: (before, after, shows) each step.
+    ``movers`` gets the seat that made each step; ``timeouts``: every seat's count of
+    timed-out decisions in a row, as the service reports it; ``other_game``: the same
+    four also play a second game (its panels are in their chats too)."""
     outbox = Outbox()
     presenter = Presenter(None, outbox, Titles(), "durakbot", Langs())  # type: ignore[arg-type]
+    if other_game:
+        asyncio.run(presenter.game(2, info_of(Game.from_seed(Rules(), "ABCD", 99), 2)))
     game = Game.from_seed(Rules(), ("A", "B", "C", "D"), rng_seed)
     rng = random.Random(rng_seed)
-    asyncio.run(presenter.game(1, info_of(game)))
+    outbox.shown.clear()
+    asyncio.run(presenter.game(1, info_of(game, timeouts=timeouts)))
     dealt = [game.view(s) for s in range(4)]
     yield dealt, dealt, list(outbox.shown)  # the deal: the opener is told
     for _ in range(steps):
@@ -90,8 +103,10 @@ def play(rng_seed: int = 7, steps: int = 400):
         before = [game.view(s) for s in range(4)]
         seat, action = random_step(game, rng)
         game.apply(seat, action)
+        if movers is not None:
+            movers.append(seat)
         outbox.shown.clear()
-        asyncio.run(presenter.game(1, info_of(game)))
+        asyncio.run(presenter.game(1, info_of(game, timeouts=timeouts)))
         yield before, [game.view(s) for s in range(4)], list(outbox.shown)
 
 
@@ -127,26 +142,58 @@ def test_a_panel_changes_only_when_its_reader_has_something_new():
     assert waiting_skipped > 50 and edited > 50  # both happened in this game
 
 
-def test_whoever_the_game_waits_on_is_told_once_per_wait():
-    told: set[tuple[int, tuple[object, ...]]] = set()
-    waits = pushes = 0
-    for before, after, shows in play(11):
+def told_per_wait(seed: int, continuing: bool = True, **kwargs: Any) -> tuple[int, int, int]:
+    """Plays a game (``play``) and checks every panel shown as the player sees it: a
+    push only for what he must do, at most one per bout, and a bout's first panel
+    that asks him is a push unless it continues the wait he is in on screen (his
+    last panel asked him and he has acted since: RULES-NOTES.md 75); then it is an
+    edit (``continuing=False``: never). Returns (waits, pushes, continued waits)."""
+    told: set[tuple[int, int]] = set()
+    bout, last, had_cards = 0, None, False  # bouts so far, who attacks whom and the stock
+    asking = dict.fromkeys(range(4), False)  # his last panel shown asked him
+    acted = dict.fromkeys(range(4), False)  # he made a move since
+    movers: list[int] = []
+    waits = pushes = continued = 0
+    for _before, after, shows in play(seed, movers=movers, **kwargs):
+        if movers:
+            acted[movers[-1]] = True
+        now = (after[0].attacker, after[0].defender, after[0].stock, after[0].discard)
+        if now != last or (had_cards and not after[0].table):
+            bout += 1  # a new bout: another pair, stock or discard, or the table cleared
+        last, had_cards = now, bool(after[0].table)
         for s, (_render, notify) in panels(shows).items():
-            if notify:
-                pushes += 1
-                assert role(after[s], s) is not None  # a push only for what he must do
-        for s in range(4):
-            now = role(after[s], s)
-            if now is not None and role(before[s], s) is None:
+            pushes += notify
+            if role(after[s], s) is None:
+                assert not notify  # a push only for what he must do
+                asking[s] = False
+                continue
+            if (s, bout) in told:
+                assert not notify  # once per wait (a bout)
+            else:
+                told.add((s, bout))
                 waits += 1
-                bout = (after[s].attacker, after[s].defender, after[s].stock, after[s].discard)
-                if (s, bout) not in told:  # the first time in this bout: he is told now
-                    assert panels(shows).get(s, (None, False))[1], (s, now)
-            if panels(shows).get(s, (None, False))[1]:
-                told.add(
-                    (s, (after[s].attacker, after[s].defender, after[s].stock, after[s].discard))
-                )
-    assert waits > 20 and pushes > 20
+                continues = continuing and asking[s] and acted[s]
+                continued += continues
+                assert notify == (not continues), (s, bout, continues)
+            asking[s], acted[s] = True, False
+    return waits, pushes, continued
+
+
+def test_whoever_the_game_waits_on_is_told_once_per_wait():
+    waits = pushes = continued = 0
+    for seed in (11, 12, 13):
+        w, p, c = told_per_wait(seed)
+        waits, pushes, continued = waits + w, pushes + p, continued + c
+    assert waits > 60 and pushes > 40 and continued > 10
+
+
+def test_a_wait_continues_only_for_who_pressed_himself_in_his_only_game():
+    """A timed-out player (the clock decided for him) and one with a second game's
+    panel in his chat (his panel may not be the newest message) get a push for every
+    wait: nothing continues."""
+    for kwargs in ({"timeouts": 1}, {"other_game": True}):
+        waits, pushes, _continued = told_per_wait(11, continuing=False, **kwargs)
+        assert pushes == waits > 20
 
 
 def test_only_a_pass_carries_the_table_it_was_made_for():
