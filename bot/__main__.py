@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 
 from . import dbguard
 from .config import ConfigError, check_database, from_env, parse_args
@@ -71,15 +73,35 @@ async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
             log.info("%s: already stopping; the outbox is not drained any further", sig.name)
             hurry.set()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal, sig)
-    try:
+    with stop_signals(loop, on_signal):
         await serve(app, config, stop)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def stop_signals(
+    loop: asyncio.AbstractEventLoop, on_signal: Callable[[signal.Signals], None]
+) -> Iterator[None]:
+    """Call ``on_signal`` in the loop for every SIGINT/SIGTERM; ignore them after.
+
+    Not ``loop.add_signal_handler``: removing the loop's handler puts the default one
+    back (a KeyboardInterrupt, with a traceback, for a signal in that instant), and so
+    does closing the loop. These handlers are ours alone, and one call each swaps them
+    for SIG_IGN, so no late signal kills the interpreter while it winds down.
+    """
+
+    def on_os_signal(signum: int, _frame: object) -> None:
+        # Runs in the main thread between two bytecodes, as asyncio's own SIGINT handler.
+        loop.call_soon_threadsafe(on_signal, signal.Signals(signum))
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_os_signal)
+    try:
+        yield
     finally:
-        # Stopped: a late signal must not kill the interpreter while it winds down
-        # (the loop's handlers go with the loop, and the default one would).
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.__main__ import STOP_SIGNALS, stop_signals
 from tests.fake_telegram.fixtures import async_test
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,3 +64,44 @@ async def test_repeated_stop_signals_stop_the_bot_cleanly(make_fake_telegram, tm
     assert "database closed" in log
     assert "outbox: unsent at stop" in log or "everything queued was sent" in log
     assert "Traceback" not in log and "exiting now" not in log
+
+
+def test_a_stop_signal_is_never_left_to_the_default_handler(monkeypatch):
+    """From the first handler on, a SIGINT/SIGTERM is ours or ignored, at every instant.
+
+    The bot once removed the loop's handlers at the end, which put Python's default ones
+    back for an instant: a third SIGINT 10 ms after the second landed there and ended the
+    bot with a KeyboardInterrupt traceback and exit code -2 (CI, 2026-12-02).
+    """
+    installed: list[tuple[int, object]] = []
+    real = signal.signal
+
+    def recording(sig, handler):
+        installed.append((sig, handler))
+        return real(sig, handler)
+
+    saved = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    monkeypatch.setattr(signal, "signal", recording)
+    seen: list[signal.Signals] = []
+
+    async def main() -> None:
+        with stop_signals(asyncio.get_running_loop(), seen.append):
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGINT)
+            async with asyncio.timeout(GUARD):
+                while len(seen) < 2:
+                    await asyncio.sleep(0.001)
+
+    try:
+        with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
+            runner.run(main())
+        ends = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    finally:
+        for sig, handler in saved.items():
+            real(sig, handler)
+    assert seen == [signal.SIGTERM, signal.SIGINT]
+    assert ends == {sig: signal.SIG_IGN for sig in STOP_SIGNALS}
+    ours = [(sig, handler) for sig, handler in installed if sig in STOP_SIGNALS]
+    first = next(i for i, (_, handler) in enumerate(ours) if callable(handler))
+    defaults = (signal.SIG_DFL, signal.default_int_handler)
+    assert not [pair for pair in ours[first:] if pair[1] in defaults], ours
