@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +113,8 @@ def unseen_own_cards(game: Game, seat: int) -> set[str]:
 
 #: Chooses a button of a user's panel to press, or ``None`` for a random one.
 Prefer = Callable[[User, list[Button]], Button | None]
+#: Called after a press with the pressed button's text; while it runs nobody else presses.
+Settle = Callable[[str], Awaitable[None]]
 
 
 @dataclass
@@ -134,6 +136,7 @@ class Table:
     since: int = 0
     #: The forum topic of the group the table plays in (None: General / no topics).
     topic: int | None = None
+    _one_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def _current(self, service: GameService, game_id: int) -> int:
         """The chat's running game, or ``game_id`` (the last one watched) if none."""
@@ -311,26 +314,39 @@ class Table:
         watch: tuple[GameService, int] | None = None,
         max_presses: int = 3000,
         prefer: Prefer | None = None,
+        settle: Settle | None = None,
     ) -> None:
         """Press random buttons of one's newest panel until the game ends; with
         ``watch``, check the group's texts for secret cards after every press;
-        ``prefer`` may choose the button instead (a player with a plan)."""
+        ``prefer`` may choose the button instead (a player with a plan); with
+        ``settle``, the players press one at a time, each press followed by it."""
         for _ in range(max_presses):
             if watch is not None:
                 await self.check_group(*watch)
             if stop.is_set() or self.ended() is not None:
                 return
-            panel = self.panel(user)
-            if panel is None:
-                await asyncio.sleep(0.01)
-                continue
-            buttons = [b for b in panel.buttons if b.callback_data]
-            playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
-            pool = playable if playable and self.rng.random() < 0.8 else buttons
-            button = (prefer and prefer(user, buttons)) or self.rng.choice(pool)
-            await self.press(user, panel, button.callback_data or "")
-            await asyncio.sleep(self.rng.random() * 0.01)
+            if settle is None:
+                pressed = await self._press_one(user, prefer)
+            else:
+                async with self._one_at_a_time:
+                    pressed = await self._press_one(user, prefer)
+                    if pressed is not None:
+                        await settle(pressed)
+            await asyncio.sleep(0.01 if pressed is None else self.rng.random() * 0.01)
         raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
+
+    async def _press_one(self, user: User, prefer: Prefer | None) -> str | None:
+        """Press a random button (or ``prefer``'s) of his newest panel: its text, or
+        ``None`` if he has no panel yet."""
+        panel = self.panel(user)
+        if panel is None:
+            return None
+        buttons = [b for b in panel.buttons if b.callback_data]
+        playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
+        pool = playable if playable and self.rng.random() < 0.8 else buttons
+        button = (prefer and prefer(user, buttons)) or self.rng.choice(pool)
+        await self.press(user, panel, button.callback_data or "")
+        return button.text
 
     async def play_to_the_end(
         self,
@@ -338,10 +354,12 @@ class Table:
         timeout: float = 120,
         prefer: Prefer | None = None,
         max_presses: int = 3000,
+        settle: Settle | None = None,
     ) -> Message:
         stop = asyncio.Event()
         players = [
-            asyncio.create_task(self.play(u, stop, watch, max_presses, prefer)) for u in self.users
+            asyncio.create_task(self.play(u, stop, watch, max_presses, prefer, settle))
+            for u in self.users
         ]
         end = asyncio.create_task(
             self.server.wait_for(lambda: self.ended() is not None, timeout, what="the end")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 
@@ -70,7 +71,20 @@ async def test_the_table_shows_each_event_and_the_end_message_tells_the_story(
         running = (await service.running_games())[0].game_id
         await durak_of(app).outbox.idle(10)
         first = table_message(table).plain_text or ""  # nobody has played yet
-        ended = await table.play_to_the_end(watch=(service, running), prefer=transfers_first)
+        outbox = durak_of(app).outbox
+
+        async def shown_at_once(_pressed: str) -> None:
+            # A transfer's line lasts one state: nobody presses until it is on screen
+            # (on a busy machine the outbox would coalesce that state away). A tap on a
+            # card that can only be transferred transfers too, so the log decides.
+            steps = (await service.export_record(running))["steps"]
+            if steps and steps[-1].get("do") == "transfer":
+                await asyncio.sleep(0.05)  # the move is shown after its press's answer
+                await outbox.idle(10)
+
+        ended = await table.play_to_the_end(
+            watch=(service, running), prefer=transfers_first, settle=shown_at_once
+        )
         _game_id, record = await finished_game(table, app)
         board = {t.name: t.losses for t in await service.leaderboard(group.id, limit=50)}
         await durak_of(app).outbox.idle(10)
