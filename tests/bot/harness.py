@@ -113,8 +113,8 @@ def unseen_own_cards(game: Game, seat: int) -> set[str]:
 
 #: Chooses a button of a user's panel to press, or ``None`` for a random one.
 Prefer = Callable[[User, list[Button]], Button | None]
-#: Called after a press with the pressed button's text; while it runs nobody else presses.
-Settle = Callable[[str], Awaitable[None]]
+#: Called after each press; while it runs nobody else presses.
+Settle = Callable[[], Awaitable[None]]
 
 
 @dataclass
@@ -330,23 +330,23 @@ class Table:
             else:
                 async with self._one_at_a_time:
                     pressed = await self._press_one(user, prefer)
-                    if pressed is not None:
-                        await settle(pressed)
-            await asyncio.sleep(0.01 if pressed is None else self.rng.random() * 0.01)
+                    if pressed:
+                        await settle()
+            await asyncio.sleep(self.rng.random() * 0.01 if pressed else 0.01)
         raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
 
-    async def _press_one(self, user: User, prefer: Prefer | None) -> str | None:
-        """Press a random button (or ``prefer``'s) of his newest panel: its text, or
-        ``None`` if he has no panel yet."""
+    async def _press_one(self, user: User, prefer: Prefer | None) -> bool:
+        """Press a random button (or ``prefer``'s) of his newest panel; ``False`` if he
+        has no panel yet."""
         panel = self.panel(user)
         if panel is None:
-            return None
+            return False
         buttons = [b for b in panel.buttons if b.callback_data]
         playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
         pool = playable if playable and self.rng.random() < 0.8 else buttons
         button = (prefer and prefer(user, buttons)) or self.rng.choice(pool)
         await self.press(user, panel, button.callback_data or "")
-        return button.text
+        return True
 
     async def play_to_the_end(
         self,

@@ -73,7 +73,7 @@ async def test_the_table_shows_each_event_and_the_end_message_tells_the_story(
         first = table_message(table).plain_text or ""  # nobody has played yet
         outbox = durak_of(app).outbox
 
-        async def shown_at_once(_pressed: str) -> None:
+        async def shown_at_once() -> None:
             # A transfer's line lasts one state: nobody presses until it is on screen
             # (on a busy machine the outbox would coalesce that state away). A tap on a
             # card that can only be transferred transfers too, so the log decides.
