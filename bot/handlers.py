@@ -578,7 +578,7 @@ class Handlers:
         if where is not None:
             self._note_chat(where.chat)
         if data.kind == "g":
-            return await self._move(user, where.message_id if where else None, data)
+            return await self._move(user, where, data)
         if data.kind == "o" and (data.setting or "").startswith("u") and self.lifecycle:
             if data.choice is not None:
                 return {"text": render.refusal("bad_callback"), "show_alert": True}
@@ -740,7 +740,9 @@ class Handlers:
             await self._dealt(info)
         return {"text": _("You are in!")}
 
-    async def _move(self, user: User, message_id: int | None, data: cb.Callback) -> dict[str, Any]:
+    async def _move(
+        self, user: User, where: topics.Pressed | None, data: cb.Callback
+    ) -> dict[str, Any]:
         info = await self.service.game(data.game_id)
         seat = info.seat_of(user.id)
         if seat is None:
@@ -758,7 +760,7 @@ class Handlers:
             if was_away:  # back: the table drops his 🤖 mark, his own clock runs again
                 await self.presenter.changed(info)
         current = self.outbox.message_id(user.id, slot("panel", info.game_id))
-        if current is not None and message_id is not None and message_id != current:
+        if current is not None and where is not None and where.message_id != current:
             await self.presenter.panel(info, user.id)
             return {"text": render.refusal("old_panel")}
         move = data.move
@@ -770,10 +772,10 @@ class Handlers:
         game = info.game
         assert game is not None  # a running game has one
         view = game.view(seat)
+        # the version the player saw; -1 for a button edited away before he pressed it
+        seen = -1 if where is not None and where.on_keyboard is False else data.version
         if isinstance(move, cb.Slot):
-            return await self._play(
-                info, user.id, None, data.version, data.version, slot_index=move.index
-            )
+            return await self._play(info, user.id, None, data.version, seen, slot_index=move.index)
         if isinstance(move, cb.Pick):
             if not isinstance(view, View) or not keyboards.several_card_openings(view):
                 return {"text": render.refusal("cannot_play")}
@@ -815,7 +817,7 @@ class Handlers:
             action = move
         # A pass means "I have seen the table and add nothing": only for the table seen.
         return await self._play(
-            info, user.id, action, data.version if isinstance(action, Pass) else None, data.version
+            info, user.id, action, data.version if isinstance(action, Pass) else None, seen
         )
 
     async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
@@ -835,7 +837,10 @@ class Handlers:
         slot_index: int | None = None,
     ) -> dict[str, Any]:
         """Apply the action (or ``blind``'s face-down slot: only for the table seen,
-        since the player cannot tell what the slot holds) and show the result."""
+        since the player cannot tell what the slot holds) and show the result.
+
+        ``seen`` is the version of the table the pressed panel showed, if known (-1: a
+        panel since edited, the press and the edit crossed)."""
         user = user_id
         try:
             if action is None:
@@ -847,8 +852,9 @@ class Handlers:
             await self.presenter.panel(await self.service.game(info.game_id), user)
             return {"text": render.refusal("stale_version")}
         except IllegalMove as e:
-            behind = seen is not None and seen != info.version
-            if behind or self.outbox.pending(user, slot("panel", info.game_id)):
+            crossed = seen == -1  # the panel's newer content is on screen already
+            behind = seen is not None and not crossed and seen != info.version
+            if behind or crossed or self.outbox.pending(user, slot("panel", info.game_id)):
                 # pressed on a panel the game has left behind (the buttons carry no
                 # version: its newer content may still be on its way): look again
                 if behind:

@@ -50,12 +50,15 @@ PRESSED = "durak_pressed"
 
 @dataclass(frozen=True, slots=True)
 class Pressed:
-    """The message whose button was pressed: its chat (id, type, title only), its id, and
-    the forum topic it is in (0: none)."""
+    """The message whose button was pressed: its chat (id, type, title only), its id, the
+    forum topic it is in (0: none), and whether the pressed button is on the message as
+    Telegram holds it now (``None``: not told). ``False`` means the press was made on
+    content the bot has since edited away: the press and the edit crossed."""
 
     chat: Chat
     message_id: int
     thread: int
+    on_keyboard: bool | None = None
 
 
 def slim_query(query: dict[str, Any]) -> None:
@@ -84,7 +87,29 @@ def slim_query(query: dict[str, Any]) -> None:
         "title": title if isinstance(title, str) else None,
         "message_id": message_id,
         "thread": thread if isinstance(thread, int) else 0,
+        "on_keyboard": _on_keyboard(message, query.get("data")),
     }
+
+
+def _on_keyboard(message: dict[str, Any], data: object) -> bool | None:
+    """Whether ``data`` is a button's callback data on the message's inline keyboard
+    (``None``: nothing to tell by, as for an inaccessible message, whose ``date`` is 0)."""
+    if not message.get("date") or not isinstance(data, str):
+        return None
+    markup = message.get("reply_markup")
+    if markup is None:
+        return False  # its keyboard was edited away
+    if not isinstance(markup, dict):
+        return None
+    rows = markup.get("inline_keyboard")
+    if not isinstance(rows, list):
+        return None
+    return any(
+        isinstance(button, dict) and button.get("callback_data") == data
+        for row in rows
+        if isinstance(row, list)
+        for button in row
+    )
 
 
 def pressed(query: CallbackQuery) -> Pressed | None:
@@ -95,11 +120,15 @@ def pressed(query: CallbackQuery) -> Pressed | None:
     slim = query.api_kwargs.get(PRESSED)
     if isinstance(slim, dict):
         chat = Chat(slim["chat_id"], slim["chat_type"], title=slim["title"])
-        return Pressed(chat, slim["message_id"], slim["thread"])
+        return Pressed(chat, slim["message_id"], slim["thread"], slim.get("on_keyboard"))
     message = query.message
     if message is None:
         return None
-    return Pressed(message.chat, message.message_id, of_message(message))
+    on_keyboard = None
+    if isinstance(message, Message):
+        keyboard = message.reply_markup.inline_keyboard if message.reply_markup else ()
+        on_keyboard = any(b.callback_data == query.data for row in keyboard for b in row)
+    return Pressed(message.chat, message.message_id, of_message(message), on_keyboard)
 
 
 def here() -> int:

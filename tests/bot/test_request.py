@@ -448,6 +448,7 @@ def test_slim_updates_keeps_what_the_bot_reads_of_a_pressed_message() -> None:
             "title": None,
             "message_id": 7,
             "thread": 0,
+            "on_keyboard": True,
         },
     }
     assert slim["result"][1:] == answer["result"][1:]
@@ -461,6 +462,60 @@ def test_slim_updates_keeps_what_the_bot_reads_of_a_pressed_message() -> None:
     assert (where.message_id, where.thread) == (7, 0)
     inline = Update.de_json(slim["result"][2], Bot("1:T"))
     assert inline.callback_query is not None and topics.pressed(inline.callback_query) is None
+
+
+def test_a_slim_press_tells_whether_its_button_is_still_on_the_message() -> None:
+    """Telegram hands over the pressed message as it is now: a press made before an edit
+    that took its button away is told apart (the handlers answer "the table changed")."""
+    chat = {"id": 5, "type": "private"}
+    ann = {"id": 5, "is_bot": False, "first_name": "Ann"}
+    keyboard = {"inline_keyboard": [[{"text": "Take", "callback_data": "1g.1.t"}]]}
+    other = {"inline_keyboard": [[{"text": "Refresh", "callback_data": "1g.1.r"}], []]}
+    messages = [
+        {"message_id": 7, "date": 1, "chat": chat, "reply_markup": keyboard},
+        {"message_id": 7, "date": 1, "chat": chat, "reply_markup": other},
+        {"message_id": 7, "date": 1, "chat": chat},  # its keyboard edited away
+        {"message_id": 7, "date": 0, "chat": chat},  # inaccessible: nothing to tell by
+        {"message_id": 7, "date": 1, "chat": chat, "reply_markup": {"inline_keyboard": 3}},
+    ]
+    answer = {
+        "ok": True,
+        "result": [
+            {
+                "update_id": n,
+                "callback_query": {
+                    "id": f"q{n}",
+                    "from": ann,
+                    "chat_instance": "i",
+                    "data": "1g.1.t",
+                    "message": message,
+                },
+            }
+            for n, message in enumerate(messages)
+        ],
+    }
+    slim = json.loads(slim_updates(json.dumps(answer).encode()))["result"]
+    bot = Bot("1:T")
+    seen = []
+    for update in slim:
+        query = Update.de_json(update, bot).callback_query
+        assert query is not None
+        where = topics.pressed(query)
+        assert where is not None
+        seen.append(where.on_keyboard)
+    assert seen == [True, False, False, None, None]
+    # a Message PTB built (not slimmed) is read the same way
+    for message, expected in zip(messages[:3], (True, False, False), strict=True):
+        query = Update.de_json(
+            {
+                "update_id": 1,
+                "callback_query": {**answer["result"][0]["callback_query"], "message": message},
+            },
+            bot,
+        ).callback_query
+        assert query is not None
+        where = topics.pressed(query)
+        assert where is not None and where.on_keyboard is expected
 
 
 def test_a_slim_press_in_a_forum_topic_keeps_its_topic_and_chat() -> None:
@@ -527,5 +582,6 @@ async def test_updates_request_trims_get_updates_answers_only() -> None:
         "title": None,
         "message_id": 7,
         "thread": 0,
+        "on_keyboard": None,  # a query without data
     }
     assert other == answer_body  # other methods' answers pass untouched

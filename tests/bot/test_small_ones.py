@@ -117,6 +117,11 @@ async def test_take_on_a_panel_left_behind_refreshes_it(make_fake_telegram, tmp_
         assert await table.press(defender, panel, take) == ""
         again = await table.press(defender, panel, take, check=False)
         assert again == "The table changed; look again."
+        # and once the panel's edit has landed, a Take that crossed it is told the same
+        # (Telegram's callback query carries the message as it is now, without Take)
+        await server.wait_for(lambda: take_button() is None, 10, what="the Take edited away")
+        crossed = await table.press(defender, panel, take, check=False)
+        assert crossed == "The table changed; look again."
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
