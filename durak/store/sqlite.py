@@ -1,11 +1,24 @@
 """The SQLite store (the default): the schema, its migrations and every SQL statement.
 
-One aiosqlite connection does all reads and writes (one writer). It runs in
+One aiosqlite connection does the reads and the transactions. It runs in
 autocommit mode; :meth:`Store.transaction` opens ``BEGIN IMMEDIATE`` so a
 transaction takes the write lock up front and never fails half-way with
 ``SQLITE_BUSY`` on its first write. An asyncio lock serialises transactions on
 the shared connection, because two coroutines interleaving statements on one
 connection would share one transaction.
+
+The hot writes (an action, a deadline, a message id: what every press writes) go
+through a second connection used on the event loop's own thread, under the same
+asyncio lock (so no other transaction of ours is open meanwhile: it never waits for
+SQLite's write lock). A commit in WAL mode with ``synchronous=NORMAL`` is a write to
+the WAL file, no fsync: some 0.1 ms, less than handing the batch to aiosqlite's
+thread, which must win the GIL back from a busy loop for every statement (about 2 ms
+a write under load, BENCHMARKS.md). What could block the loop is kept off it: that
+connection never checkpoints (a third one, on a thread of its own, does it, with
+its fsync), and it does not wait for a lock (``busy_timeout`` 0): a batch that finds
+the database locked by another program goes the old way, on aiosqlite's thread,
+which waits up to ``busy_timeout``. An in-memory database has no second connection
+to it: there every write goes the old way.
 
 Durability: WAL with ``synchronous=NORMAL`` loses nothing committed when the
 process dies (the commit is in the WAL file); a power cut may lose the last
@@ -17,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -30,10 +44,20 @@ from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import ActionWrite, GameRow, LoggedAction
 from .health import WriteHealth
 
+log = logging.getLogger(__name__)
+
 #: ``PRAGMA application_id`` of our databases: "DRK1". Set by the first migration,
 #: it tells our file from any other SQLite database.
 APPLICATION_ID = 0x44524B31
 BUSY_TIMEOUT_MS = 5000
+#: How often the WAL is checkpointed while hot writes go on (seconds; each checkpoint
+#: copies what the WAL holds into the database file, off the event loop).
+CHECKPOINT_EVERY = 1.0
+#: The WAL's size (in pages) at which a checkpoint also starts the WAL file over: hot
+#: writes wait for it (on aiosqlite's thread, see the module), so it is not every time.
+WAL_RESTART_FRAMES = 1000
+#: SQLite's result codes for "another connection holds the lock".
+_LOCKED_CODES = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 _GAME_COLUMNS = (
     "game_id, chat_id, status, creator_id, rules, previous_game_id, seed, start, version,"
@@ -224,6 +248,10 @@ class Store:
         self._closed = False
         self._queued: list[_Job] = []  # hot writes waiting for the next group commit
         self._flusher: asyncio.Task[None] | None = None
+        self._hot: sqlite3.Connection | None = None  # the hot writes', on the loop's thread
+        self._checkpointer: aiosqlite.Connection | None = None
+        self._checkpointing: asyncio.Task[None] | None = None
+        self._checkpointed = 0.0  # the loop's time of the last checkpoint started
         self.path = path
         self.health = WriteHealth(path)
 
@@ -256,6 +284,8 @@ class Store:
         store = cls(conn, name)
         try:
             await store._setup(check, busy_timeout_ms)
+            if name not in (":memory:", "") and not name.startswith("file:"):
+                await store._open_hot(name)
         except sqlite3.Error as e:
             await store._close_quietly()
             raise DatabaseError(f"the database {name!r} cannot be used: {e}") from e
@@ -297,6 +327,20 @@ class Store:
             for k in range(version, SCHEMA_VERSION):
                 await MIGRATIONS[k](tx)
                 await tx.execute(f"PRAGMA user_version = {k + 1}")
+
+    async def _open_hot(self, name: str) -> None:
+        """The hot writes' connection (the event loop's thread) and the checkpointer's."""
+        hot = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+        try:
+            hot.execute("PRAGMA busy_timeout = 0")  # never wait on the loop: go the old way
+            hot.execute("PRAGMA synchronous = NORMAL")
+            hot.execute("PRAGMA foreign_keys = ON")
+            hot.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's job, off the loop
+        except BaseException:
+            hot.close()
+            raise
+        self._hot = hot
+        self._checkpointer = await aiosqlite.connect(name, isolation_level=None)
 
     async def check(self, full: bool = False) -> list[str]:
         """The problems ``quick_check`` (or ``integrity_check``) finds; empty if sound."""
@@ -349,7 +393,20 @@ class Store:
         async with self._lock:
             if not self._closed:
                 self._closed = True
-                await self._conn.close()
+                await self._close_side_connections()
+                await self._conn.close()  # the last one: it checkpoints the WAL away
+
+    async def _close_side_connections(self) -> None:
+        if self._checkpointing is not None:
+            with contextlib.suppress(Exception):
+                await self._checkpointing
+        if self._hot is not None:
+            self._hot.close()
+            self._hot = None
+        if self._checkpointer is not None:
+            with contextlib.suppress(Exception):
+                await self._checkpointer.close()
+            self._checkpointer = None
 
     async def record_action(self, write: ActionWrite) -> bool:
         """One action, committed with whatever other hot writes are waiting (see
@@ -406,9 +463,7 @@ class Store:
                         _fail(batch, DatabaseError("the store is closed"))
                         continue
                     try:
-                        results = await self._conn._execute(  # type: ignore[no-untyped-call]
-                            _batch_transaction, self._conn._conn, [job[:2] for job in batch]
-                        )
+                        results = await self._run_batch([job[:2] for job in batch])
                     except sqlite3.Error as e:
                         self.health.failed(e)
                         _fail(batch, DatabaseError(f"database failure: {e}"))
@@ -434,9 +489,54 @@ class Store:
             self._queued = []
             raise
 
+    async def _run_batch(self, jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:
+        """One group commit (the store's lock held): on the loop's thread if it can be
+        had at once, else on aiosqlite's, which may wait for the lock (see the module)."""
+        hot = self._hot
+        if hot is not None:
+            try:
+                hot.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
+                if e.sqlite_errorcode & 0xFF not in _LOCKED_CODES:
+                    raise
+            else:
+                done = _batch_body(hot, jobs)
+                self._checkpoint_soon()
+                return done
+        results: list[Any] = await self._conn._execute(  # type: ignore[no-untyped-call]
+            _batch_transaction, self._conn._conn, jobs
+        )
+        return results
+
+    def _checkpoint_soon(self) -> None:
+        """Start a checkpoint on its own connection if none ran for a while."""
+        loop = asyncio.get_running_loop()
+        if self._checkpointer is None or loop.time() - self._checkpointed < CHECKPOINT_EVERY:
+            return
+        if self._checkpointing is not None and not self._checkpointing.done():
+            return
+        self._checkpointed = loop.time()
+        self._checkpointing = loop.create_task(self._checkpoint(), name="store checkpoint")
+
+    async def _checkpoint(self) -> None:
+        checkpointer = self._checkpointer
+        if checkpointer is None:
+            return
+        try:
+            rows = list(await checkpointer.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
+            if rows and rows[0][1] >= WAL_RESTART_FRAMES:
+                # A writer starts the WAL file over only if it began with the WAL wholly
+                # copied, which a steady stream of writes never does: this waits for the
+                # writer, copies the rest and makes the next writer start over.
+                await checkpointer.execute_fetchall("PRAGMA wal_checkpoint(RESTART)")
+        except sqlite3.Error as e:  # the next one tries again; writes tell of real trouble
+            log.debug("a WAL checkpoint failed: %s", e)
+
     async def _close_quietly(self) -> None:
         self._closed = True
         with contextlib.suppress(Exception):  # a connection that failed to set up
+            await self._close_side_connections()
+        with contextlib.suppress(Exception):
             await self._conn.close()
 
 
@@ -511,9 +611,16 @@ def _fail(jobs: list[_Job], error: BaseException) -> None:
 def _batch_transaction(
     conn: sqlite3.Connection, jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]]
 ) -> list[Any]:
-    """Runs on the connection's thread: BEGIN IMMEDIATE, each job in a SAVEPOINT of its own
-    (an SQLite error undoes that job and becomes its result), COMMIT."""
+    """Runs on the connection's thread: BEGIN IMMEDIATE, then :func:`_batch_body`."""
     conn.execute("BEGIN IMMEDIATE")
+    return _batch_body(conn, jobs)
+
+
+def _batch_body(
+    conn: sqlite3.Connection, jobs: list[tuple[Callable[..., Any], tuple[Any, ...]]]
+) -> list[Any]:
+    """In a transaction just begun: each job in a SAVEPOINT of its own (an SQLite error
+    undoes that job and becomes its result), then COMMIT; ROLLBACK if anything else fails."""
     results: list[Any] = []
     try:
         for statements, args in jobs:

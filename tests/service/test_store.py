@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -297,14 +298,14 @@ def test_hot_writes_commit_together_and_fail_alone(tmp_path: Path) -> None:
     async def body(s: GameService) -> None:
         infos = [await started(s, 2, seed=k, chat=CHAT - k) for k in range(8)]
         store = s.store
-        trips: list[int] = []
-        real = store._conn._execute
+        trips: list[int] = []  # writes per group commit
+        real = store._run_batch
 
-        def counted(fn: Any, *args: Any) -> Any:
-            trips.append(len(args[1]) if fn is store_module._batch_transaction else 1)
-            return real(fn, *args)
+        def counted(jobs: list[Any]) -> Any:
+            trips.append(len(jobs))
+            return real(jobs)
 
-        store._conn._execute = counted  # type: ignore[method-assign]
+        store._run_batch = counted  # type: ignore[method-assign]
         rng = random.Random(3)
         # one action in each game, a deadline and a message for each, all at once
         results = await asyncio.gather(
@@ -355,6 +356,82 @@ def test_hot_writes_commit_together_and_fail_alone(tmp_path: Path) -> None:
             await store.put_deadline(1, 0, None)
 
     run(closed())
+
+
+def test_hot_writes_run_on_the_loops_thread_and_never_wait_on_it(tmp_path: Path) -> None:
+    """A group commit runs on the event loop's thread (no handoff to aiosqlite's); when
+    another program holds the write lock it goes to aiosqlite's thread, which waits for
+    the lock while the loop runs on, and commits once the lock is free."""
+    path = tmp_path / "db.sqlite3"
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 2)
+        threads: list[int] = []
+
+        def where(conn: sqlite3.Connection) -> None:
+            threads.append(threading.get_ident())
+
+        await s.store._write(where)
+        assert threads == [threading.get_ident()]
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            waiting = asyncio.gather(
+                s.store._write(where), s.set_message(info.game_id, "table", info.chat_id, 41)
+            )
+            loop = asyncio.get_running_loop()
+            gaps, last = [], loop.time()
+            for _ in range(30):  # the loop turns freely while the write waits for the lock
+                await asyncio.sleep(0.01)
+                gaps.append(loop.time() - last)
+                last = loop.time()
+            assert not waiting.done()
+            assert max(gaps) < 0.2, max(gaps)
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        await asyncio.wait_for(waiting, 10)
+        assert len(threads) == 2 and threads[1] != threading.get_ident()
+        assert (await s.game(info.game_id)).message("table") == 41
+        await s.store._write(where)  # and the next one is back on the loop's thread
+        assert threads[2] == threading.get_ident()
+
+    with_service(path, body)
+
+    async def in_memory() -> None:  # no second connection to it: every write goes the old way
+        store = await Store.open(":memory:")
+        try:
+            assert store._hot is None
+            assert await store.put_deadline(1, 0, None) is True
+        finally:
+            await store.close()
+
+    run(in_memory())
+
+
+def test_hot_writes_leave_the_checkpoints_to_their_own_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hot writes' connection never checkpoints (a checkpoint's fsync would stall the
+    loop); the checkpointer's does, off the loop, and starts the WAL file over once it
+    has grown, so a steady stream of writes does not grow it for ever."""
+    path = tmp_path / "db.sqlite3"
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(store_module, "WAL_RESTART_FRAMES", 100)
+
+    async def body(s: GameService) -> None:
+        info = await started(s, 2)
+        assert s.store._hot is not None
+        assert s.store._hot.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        for n in range(4000):
+            await s.set_message(info.game_id, "table", info.chat_id, n)
+        if s.store._checkpointing is not None:
+            await s.store._checkpointing
+        wal = Path(str(path) + "-wal").stat().st_size
+        assert wal < 5_000_000, wal  # 17 MB with no restart (0.4 MB between restarts)
+
+    with_service(path, body)
+    assert db_rows(path, "SELECT max(message_id) FROM messages") == [(3999,)]
 
 
 def test_write_trouble_is_one_error_per_cause_and_one_when_writes_recover(
