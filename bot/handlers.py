@@ -556,15 +556,20 @@ class Handlers:
             log.exception("a button failed")
             answer = {"text": render.refusal("database_error"), "show_alert": True}
         finally:
-            try:
-                await self.outbox.api.answer(query.id, answer)  # not PTB's Bot (bot/request.py)
-            except TelegramError as e:
-                log.info("could not answer a callback query: %s", e)
+            # The answer goes on its own too: its round trip (tens of ms on the real Bot
+            # API) need not hold this update's slot; it starts before the move is shown.
+            context.application.create_task(self._answer(query.id, answer), name="answer a press")
         if then is not None:
             # Showing the move everywhere runs on its own, so that this update's slot among
             # the concurrently handled ones is free for the next press at once; the
             # application awaits such tasks when it stops.
             context.application.create_task(_shown(then), name="show a move")
+
+    async def _answer(self, query_id: str, answer: dict[str, Any]) -> None:
+        try:
+            await self.outbox.api.answer(query_id, answer)  # not PTB's Bot (bot/request.py)
+        except TelegramError as e:
+            log.info("could not answer a callback query: %s", e)
 
     async def _button(self, update: Update, context: Context) -> dict[str, Any] | None:
         query = update.callback_query
