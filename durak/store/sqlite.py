@@ -340,7 +340,9 @@ class Store:
             hot.close()
             raise
         self._hot = hot
-        self._checkpointer = await aiosqlite.connect(name, isolation_level=None)
+        # a checkpoint that must wait (a RESTART waits for the writer and the readers) gives
+        # up after a second and is tried again later: closing the store waits for it
+        self._checkpointer = await aiosqlite.connect(name, isolation_level=None, timeout=1.0)
 
     async def check(self, full: bool = False) -> list[str]:
         """The problems ``quick_check`` (or ``integrity_check``) finds; empty if sound."""

@@ -423,6 +423,9 @@ def test_hot_writes_leave_the_checkpoints_to_their_own_connection(
         info = await started(s, 2)
         assert s.store._hot is not None
         assert s.store._hot.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        checkpointer = s.store._checkpointer
+        assert checkpointer is not None  # a checkpoint that must wait gives up soon: closing
+        assert list(await checkpointer.execute_fetchall("PRAGMA busy_timeout")) == [(1000,)]
         for n in range(4000):
             await s.set_message(info.game_id, "table", info.chat_id, n)
         if s.store._checkpointing is not None:
