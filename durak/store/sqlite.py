@@ -433,14 +433,16 @@ class Store:
 
     async def _write(self, statements: Callable[..., Any], *args: Any) -> Any:
         """Run ``statements(conn, *args)`` in a write transaction shared with the other hot
-        writes waiting at that moment (group commit), in one trip to the connection's thread.
+        writes waiting at that moment (group commit).
 
         The hot path. Awaiting BEGIN, UPDATE, INSERT and COMMIT one by one costs a thread
         round trip each, and each trip waits for a busy event loop to come round, all while
         the store's lock is held. So the whole ``BEGIN IMMEDIATE`` ... ``COMMIT`` runs as
-        one function on aiosqlite's worker thread via ``Connection._execute`` (the primitive
-        every aiosqlite call is built on), for every write queued meanwhile, each inside its
-        own SAVEPOINT: an SQLite error undoes that write alone and fails its caller alone.
+        one function (:meth:`_run_batch`): on the loop's thread through the hot writes'
+        connection, or, when that cannot have the lock at once, on aiosqlite's worker thread
+        via ``Connection._execute`` (the primitive every aiosqlite call is built on); for
+        every write queued meanwhile, each inside its own SAVEPOINT: an SQLite error undoes
+        that write alone and fails its caller alone.
         A caller cancelled before its batch starts is left out; once it started, the batch
         runs to its COMMIT or ROLLBACK: a transaction is never left half-done."""
         if self._closed:
