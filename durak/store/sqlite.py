@@ -56,6 +56,9 @@ CHECKPOINT_EVERY = 1.0
 #: The WAL's size (in pages) at which a checkpoint also starts the WAL file over: hot
 #: writes wait for it (on aiosqlite's thread, see the module), so it is not every time.
 WAL_RESTART_FRAMES = 1000
+#: Seconds without a WAL restart after one found a reader in its way (a long read by
+#: another program, a backup): while a restart waits, the hot writes wait too.
+RESTART_BACKOFF = 60.0
 #: SQLite's result codes for "another connection holds the lock".
 _LOCKED_CODES = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
@@ -252,6 +255,7 @@ class Store:
         self._checkpointer: aiosqlite.Connection | None = None
         self._checkpointing: asyncio.Task[None] | None = None
         self._checkpointed = 0.0  # the loop's time of the last checkpoint started
+        self._restart_after = 0.0  # the loop's time before which no WAL restart is tried
         self.path = path
         self.health = WriteHealth(path)
 
@@ -526,14 +530,18 @@ class Store:
         checkpointer = self._checkpointer
         if checkpointer is None:
             return
+        loop = asyncio.get_running_loop()
         try:
             rows = list(await checkpointer.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)"))
-            if rows and rows[0][1] >= WAL_RESTART_FRAMES:
+            if rows and rows[0][1] >= WAL_RESTART_FRAMES and loop.time() >= self._restart_after:
                 # A writer starts the WAL file over only if it began with the WAL wholly
                 # copied, which a steady stream of writes never does: this waits for the
                 # writer, copies the rest and makes the next writer start over.
-                await checkpointer.execute_fetchall("PRAGMA wal_checkpoint(RESTART)")
+                done = list(await checkpointer.execute_fetchall("PRAGMA wal_checkpoint(RESTART)"))
+                if not done or done[0][0]:  # a reader in the way: leave it be for a while
+                    self._restart_after = loop.time() + RESTART_BACKOFF
         except sqlite3.Error as e:  # the next one tries again; writes tell of real trouble
+            self._restart_after = loop.time() + RESTART_BACKOFF
             log.debug("a WAL checkpoint failed: %s", e)
 
     async def _close_quietly(self) -> None:

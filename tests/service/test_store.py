@@ -437,6 +437,48 @@ def test_hot_writes_leave_the_checkpoints_to_their_own_connection(
     assert db_rows(path, "SELECT max(message_id) FROM messages") == [(3999,)]
 
 
+def test_a_reader_in_the_way_of_a_wal_restart_does_not_hold_up_the_hot_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program's long read (a backup, a report) keeps a WAL restart from finishing;
+    a restart waits for the writer lock meanwhile, so after one gives up none is tried for
+    a while and the hot writes stay on the loop's thread."""
+    path = tmp_path / "db.sqlite3"
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(store_module, "WAL_RESTART_FRAMES", 10)
+
+    async def body(s: GameService) -> int:
+        info = await started(s, 2)
+        fallbacks = 0
+        real = s.store._conn._execute
+
+        def counted(fn: Any, *args: Any) -> Any:
+            nonlocal fallbacks
+            fallbacks += fn is store_module._batch_transaction
+            return real(fn, *args)
+
+        s.store._conn._execute = counted  # type: ignore[method-assign]
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM games").fetchone() == (1,)
+        try:
+
+            async def writes() -> None:
+                for n in range(300):
+                    await s.set_message(info.game_id, "table", info.chat_id, n)
+                    await asyncio.sleep(0.005)  # checkpoints get their turns
+
+            await asyncio.wait_for(writes(), 60)
+        finally:
+            reader.rollback()
+            reader.close()
+        assert (await s.game(info.game_id)).message("table") == 299
+        return fallbacks
+
+    fallbacks = with_service(path, body)
+    assert fallbacks <= 3, fallbacks  # without the backoff: one a second, nearly every write
+
+
 def test_write_trouble_is_one_error_per_cause_and_one_when_writes_recover(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
