@@ -777,10 +777,12 @@ class Handlers:
         game = info.game
         assert game is not None  # a running game has one
         view = game.view(seat)
-        # the version the player saw; -1 for a button edited away before he pressed it
-        seen = -1 if where is not None and where.on_keyboard is False else data.version
+        # a button edited away before he pressed it: the press and the edit crossed
+        crossed = where is not None and where.on_keyboard is False
         if isinstance(move, cb.Slot):
-            return await self._play(info, user.id, None, data.version, seen, slot_index=move.index)
+            return await self._play(
+                info, user.id, None, data.version, data.version, crossed, slot_index=move.index
+            )
         if isinstance(move, cb.Pick):
             if not isinstance(view, View) or not keyboards.several_card_openings(view):
                 return {"text": render.refusal("cannot_play")}
@@ -822,7 +824,12 @@ class Handlers:
             action = move
         # A pass means "I have seen the table and add nothing": only for the table seen.
         return await self._play(
-            info, user.id, action, data.version if isinstance(action, Pass) else None, seen
+            info,
+            user.id,
+            action,
+            data.version if isinstance(action, Pass) else None,
+            data.version,
+            crossed,
         )
 
     async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
@@ -839,13 +846,14 @@ class Handlers:
         action: Action | None,
         version: int | None,
         seen: int | None,
+        crossed: bool = False,
         slot_index: int | None = None,
     ) -> dict[str, Any]:
         """Apply the action (or ``blind``'s face-down slot: only for the table seen,
         since the player cannot tell what the slot holds) and show the result.
 
-        ``seen`` is the version of the table the pressed panel showed, if known (-1: a
-        panel since edited, the press and the edit crossed)."""
+        ``seen`` is the version of the table the pressed panel showed, if known; ``crossed``:
+        the panel was edited before the press arrived (its newer content is on screen)."""
         user = user_id
         try:
             if action is None:
@@ -857,8 +865,7 @@ class Handlers:
             await self.presenter.panel(await self.service.game(info.game_id), user)
             return {"text": render.refusal("stale_version")}
         except IllegalMove as e:
-            crossed = seen == -1  # the panel's newer content is on screen already
-            behind = seen is not None and not crossed and seen != info.version
+            behind = seen is not None and seen != info.version
             if behind or crossed or self.outbox.pending(user, slot("panel", info.game_id)):
                 # pressed on a panel the game has left behind (the buttons carry no
                 # version: its newer content may still be on its way): look again
