@@ -4,6 +4,7 @@ simulated users who press buttons like people do (legal or not)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -76,14 +77,32 @@ def durak_of(app: Application) -> DurakBot:  # type: ignore[type-arg]
     return bot
 
 
-def secret_cards(game: Game) -> set[str]:
+@dataclass
+class Played:
+    """The cards a game's actions have put face up, read on from where the last call
+    stopped: a check after every press of a pile game that runs for thousands of
+    actions re-read the whole history each time (minutes of a CI run)."""
+
+    actions: int = 0
+    cards: set[str] = field(default_factory=set)
+
+    def of(self, game: Game) -> set[str]:
+        history = game.history
+        if len(history) < self.actions:  # another game, or one restored: read it all
+            self.actions, self.cards = 0, set()
+        for _seat, action in itertools.islice(history, self.actions, None):
+            step = action.step()
+            self.cards.update(step.get("cards", []))
+            self.cards.update(step[k] for k in ("card", "attack") if k in step)
+        self.actions = len(history)
+        return self.cards
+
+
+def secret_cards(game: Game, played: Played | None = None) -> set[str]:
     """Cards in hands that nobody has seen face up yet (never played, shown or
-    turned as the trump card): a group message must never show one."""
-    public: set[str] = set()
-    for _seat, action in game.history:
-        step = action.step()
-        public.update(step.get("cards", []))
-        public.update(step[k] for k in ("card", "attack") if k in step)
+    turned as the trump card): a group message must never show one. ``played``
+    carries what the game's earlier actions showed over from the last call."""
+    public = set((played or Played()).of(game))
     view = game.view(None)
     shown = [
         view.trump_card,
@@ -137,6 +156,8 @@ class Table:
     #: The forum topic of the group the table plays in (None: General / no topics).
     topic: int | None = None
     _one_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: What each watched game's actions have shown so far (see :class:`Played`).
+    _played: dict[int, Played] = field(default_factory=dict)
 
     async def _current(self, service: GameService, game_id: int) -> int:
         """The chat's running game, or ``game_id`` (the last one watched) if none."""
@@ -160,7 +181,10 @@ class Table:
         infos = [await service.game(g) for g in ids]
         games = [(i.game, i.seats) for i in infos if i.game is not None]
         assert len(games) == len(infos)
-        secret = set.intersection(*(secret_cards(g) for g, _ in games))
+        played = [self._played.setdefault(g, Played()) for g in ids]
+        secret = set.intersection(
+            *(secret_cards(g, p) for (g, _), p in zip(games, played, strict=True))
+        )
         shown = self.group.shown[self._checked :]
         self._checked += len(shown)
         self._found(shown, secret, "the group")

@@ -46,7 +46,9 @@ async def test_repeated_stop_signals_stop_the_bot_cleanly(make_fake_telegram, tm
     group = server.add_group("Friends", [ann])
     bot = await start_bot(server, tmp_path / "db.sqlite3")
     try:
-        await server.wait_for(lambda: server.request_count("getUpdates") > 0, GUARD, what="polls")
+        # (not getUpdates: a long poll is counted when it ends, and an empty one wakes no
+        # waiter, so that wait ran out its whole guard: 20 s a test)
+        await server.wait_for(lambda: server.request_count("getMe") > 0, GUARD, what="getMe")
         for _ in range(4):  # a group gets one send per 3.1 s: some of these stay queued
             await ann.send(group, "/help")
         await server.wait_for(lambda: len(server.messages(group)) > 4, GUARD, what="a reply")
