@@ -431,7 +431,9 @@ def test_hot_writes_leave_the_checkpoints_to_their_own_connection(
         if s.store._checkpointing is not None:
             await s.store._checkpointing
         wal = Path(str(path) + "-wal").stat().st_size
-        assert wal < 5_000_000, wal  # 17 MB with no restart (0.4 MB between restarts)
+        # 17 MB with no restart; 0.4 MB between restarts, 8.2 MB seen once on a fast CI
+        # machine (the writes outran the checkpointer for a while)
+        assert wal < 12_000_000, wal
 
     with_service(path, body)
     assert db_rows(path, "SELECT max(message_id) FROM messages") == [(3999,)]
