@@ -802,10 +802,6 @@ class Handlers:
         if isinstance(move, cb.Tap):
             options = keyboards.card_actions(view, move.card)
             if not options:
-                if crossed or self.outbox.pending(user.id, slot("panel", info.game_id)):
-                    # a card pressed on a panel whose newer content is on its way (most
-                    # often the card he has just played): not a mis-tap
-                    return {"text": render.refusal("stale_version")}
                 code = "cannot_play" if view.legal else "not_your_turn"
                 if move.card not in view.hand:
                     code = "not_in_hand"
