@@ -18,6 +18,7 @@ from telegram.ext import ContextTypes
 
 from durak import Pass, View
 from durak.actions import Action, Attack
+from durak.cards import Card
 from durak.service import GameService
 from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
 from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
@@ -804,7 +805,9 @@ class Handlers:
             if not options:
                 code = "cannot_play" if view.legal else "not_your_turn"
                 if move.card not in view.hand:
-                    code = "not_in_hand"
+                    # face up: a card he has played, pressed again on a panel whose newer
+                    # content is on its way (or was on its way when he pressed)
+                    code = "stale_version" if face_up(view, move.card) else "not_in_hand"
                 return {"text": render.refusal(code)}  # a mis-tap: a toast (issue 11)
             several = isinstance(options[0], Attack) and len(options[0].cards) > 1
             if len(options) > 1 or several:  # a pair is confirmed, not played by one tap
@@ -887,6 +890,13 @@ class Handlers:
 
     async def error(self, update: object, context: Context) -> None:
         log.error("unhandled error in an update handler", exc_info=context.error)
+
+
+def face_up(view: View | PileView, card: Card) -> bool:
+    """Whether ``card`` lies face up on the table (or the pile) that ``view`` shows."""
+    if isinstance(view, View):
+        return any(card in pair for pair in view.table)
+    return card in view.pile
 
 
 async def _shown(showing: Coroutine[Any, Any, None]) -> None:

@@ -126,6 +126,40 @@ async def test_take_on_a_panel_left_behind_refreshes_it(make_fake_telegram, tmp_
 
 
 @async_test
+async def test_a_card_pressed_again_on_a_panel_left_behind_is_told_the_table_changed(
+    make_fake_telegram, tmp_path, errors
+):
+    """The card he has just played, pressed again on his panel before it shows the play
+    (or on the panel as it was before an edit), is "the table changed", not "you do not
+    hold that card": it lies on the table, so no panel of now offers it."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        table = Table(server, group, users, random.Random(5))
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        info = (await bot.service.running_games())[0]
+        assert info.game is not None
+        opener = users[info.game.attacker]
+        await bot.outbox.idle(10)
+        panel = table.panel(opener)
+        tap = next(
+            b.callback_data for b in panel.buttons if b.callback_data and ".c" in b.callback_data
+        )
+        assert await table.press(opener, panel, tap) == ""
+        again = await table.press(opener, panel, tap, check=False)
+        assert again == "The table changed; look again."
+        await server.wait_for(
+            lambda: tap not in table.panel(opener).callback_data, 10, what="the card edited away"
+        )
+        crossed = await table.press(opener, panel, tap, check=False)
+        assert crossed == "The table changed; look again."
+        assert (await bot.service.game(info.game_id)).version == info.version + 1  # played once
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
 async def test_ten_thousand_finished_games_leave_nothing_behind(tmp_path):
     """The outbox's ids and chats and the clocks' state do not grow with finished games."""
     bot = MemoryBot()
