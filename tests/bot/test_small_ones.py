@@ -7,11 +7,13 @@ import random
 from dataclasses import replace
 
 from bot import callbacks as cb
+from bot.app import DurakBot
 from bot.outbox import Outbox, SendLimits
 from bot.timers import TurnTimers
 from durak.service import GameService
-from durak.service_types import FINISHED
+from durak.service_types import FINISHED, GameInfo
 from tests.fake_telegram.fixtures import async_test
+from tests.fake_telegram.models import Message
 from tests.service.helpers import started
 
 from .harness import Table, durak_of, friends_and_admin, running_bot
@@ -88,22 +90,29 @@ async def test_settings_done_closes_the_menu(make_fake_telegram, tmp_path, error
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
+async def dealt_with_a_tap(table: Table, bot: DurakBot) -> tuple[GameInfo, Message, str]:
+    """Lobby, everyone in, dealt and shown: the game, the opener's panel and the callback
+    data of its first card."""
+    await table.open_lobby()
+    await table.join_all()
+    await table.start()
+    info = (await bot.service.running_games())[0]
+    assert info.game is not None
+    await bot.outbox.idle(10)
+    panel = table.panel(table.users[info.game.attacker])
+    assert panel is not None
+    tap = next(d for d in panel.callback_data if ".c" in d)
+    return info, panel, tap
+
+
 @async_test
 async def test_take_on_a_panel_left_behind_refreshes_it(make_fake_telegram, tmp_path, errors):
     server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(4))
-        await table.open_lobby()
-        await table.join_all()
-        await table.start()
-        info = (await bot.service.running_games())[0]
-        assert info.game is not None
+        info, panel, tap = await dealt_with_a_tap(table, bot)
         opener, defender = users[info.game.attacker], users[info.game.defender]
-        panel = table.panel(opener)
-        tap = next(
-            b.callback_data for b in panel.buttons if b.callback_data and ".c" in b.callback_data
-        )
         assert await table.press(opener, panel, tap) == ""
 
         def take_button() -> str | None:
@@ -136,17 +145,8 @@ async def test_a_card_pressed_again_on_a_panel_left_behind_is_told_the_table_cha
     async with running_bot(server, tmp_path / "db.sqlite3") as app:
         bot = durak_of(app)
         table = Table(server, group, users, random.Random(5))
-        await table.open_lobby()
-        await table.join_all()
-        await table.start()
-        info = (await bot.service.running_games())[0]
-        assert info.game is not None
+        info, panel, tap = await dealt_with_a_tap(table, bot)
         opener = users[info.game.attacker]
-        await bot.outbox.idle(10)
-        panel = table.panel(opener)
-        tap = next(
-            b.callback_data for b in panel.buttons if b.callback_data and ".c" in b.callback_data
-        )
         assert await table.press(opener, panel, tap) == ""
         again = await table.press(opener, panel, tap, check=False)
         assert again == "The table changed; look again."
