@@ -18,7 +18,7 @@ import random
 from collections.abc import Iterable
 
 from durak import game_from_record, replay
-from durak.actions import action_from_step
+from durak.actions import RETURN_CARD, action_from_step
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import async_test
@@ -209,14 +209,14 @@ def prefer_text(*needles: str):
 
 
 async def games_until(
-    table: Table, service: GameService, app, found, limit: int, prefer=None
+    table: Table, service: GameService, app, found, limit: int, prefer=None, settle=None
 ) -> tuple[list[dict], list[str]]:
     """Play games (Play again after each) until ``found(record, group texts)`` holds
     for one, at most ``limit``; the records and the group's texts."""
     records: list[dict] = []
     running = (await service.running_games())[0].game_id
     for _ in range(limit):
-        await table.play_to_the_end(watch=(service, running), prefer=prefer)
+        await table.play_to_the_end(watch=(service, running), prefer=prefer, settle=settle)
         game_id, record = await finished_game(table, app)
         records.append(record)
         if found(record, texts(table.server, table.group)):
@@ -297,8 +297,27 @@ async def test_return_last_card_offers_its_button_and_it_works(
         def returned(record: dict, _texts: list[str]) -> bool:
             return any(s["do"] == "return_card" for s in steps(record))
 
+        async def offered_at_once() -> None:
+            # The return is open until the defender acts, and a card pressed on his
+            # panel of before the lead beats the last card: nobody presses until the
+            # panel offering the return is on screen (a busy machine lost that race
+            # in ten games running).
+            running = await service.running_games()
+            if not running:
+                return
+            game = replay(await service.export_record(running[0].game_id))
+            if any(RETURN_CARD in game.legal_actions(seat) for seat in game.actors()):
+                await asyncio.sleep(0.05)  # the move is shown after its press's answer
+                await durak_of(app).outbox.idle(10)
+
         records, _shown = await games_until(
-            table, service, app, returned, limit=10, prefer=prefer_text("Return the card")
+            table,
+            service,
+            app,
+            returned,
+            limit=16,  # about half the games reach a lead of one's last cards
+            prefer=prefer_text("Return the card"),
+            settle=offered_at_once,
         )
         await durak_of(app).outbox.idle(10)
     assert returned(records[-1], [])
