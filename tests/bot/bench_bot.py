@@ -455,6 +455,7 @@ class Bench:
     latencies: list[float] = field(default_factory=list)
     presses: int = 0
     noted: int = 0  # answers with a text: refusals (and notes like "Dealt!")
+    texts: Counter[str] = field(default_factory=Counter)  # those texts, for the report
     unanswered: int = 0
     play_again: int = 0
 
@@ -478,6 +479,8 @@ class Bench:
             self.presses += 1
             self.latencies.append((answered[0] if answered else time.perf_counter()) - began)
             self.noted += bool(answer.text)
+            if answer.text:
+                self.texts[answer.text] += 1
         return answer.text or answer.url or ""
 
     async def set_up(self, table: Table) -> None:
@@ -727,6 +730,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         out["finished_actions"],
     ) = await count_actions(db, [t.users[0].id for t in tables])
     out["presses"], out["noted"], out["play_again"] = bench.presses, bench.noted, bench.play_again
+    out["texts"] = bench.texts.most_common(5)
     out["latencies"] = sorted(bench.latencies)
     return out
 
@@ -778,6 +782,7 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  violations: {out['violations']}",
         f"sends+edits per applied action: {out['accepted'] / max(out['actions'], 1):.2f}",
         f"answered with a text (refused): {out['noted'] / max(out['presses'], 1):.1%} of presses",
+        *(f"  {n} x {text!r}" for text, n in out["texts"]),
         *push_lines(args, out),
         *shown_lines(out["shown"]),
         f"cpu while measuring: {cpu}fake server + users {out['own_cpu']:.0%}{others}",
