@@ -71,7 +71,7 @@ from durak.store import is_postgres
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User
 
-from .harness import running_bot
+from .harness import WEBHOOK_PATH, free_port, running_bot
 
 #: Bot-wide cap of the fake server: Telegram's 30/s lifted for 100 busy groups.
 GLOBAL_MAX = 10_000
@@ -141,6 +141,7 @@ class Endpoint:
 
     token: str
     base_url: str
+    webhook_port: int | None = None  # the bot in webhook mode, served on this port
 
 
 class _ErrorCount(logging.Handler):
@@ -196,7 +197,13 @@ async def _serve(
     profiler: cProfile.Profile | None,
 ) -> None:
     clocks = bot_clocks(time_scale)
-    async with running_bot(endpoint, db, send_limits, **clocks) as app:  # type: ignore[arg-type]
+    async with running_bot(
+        endpoint,  # type: ignore[arg-type]
+        db,
+        send_limits,
+        webhook_port=endpoint.webhook_port,
+        **clocks,
+    ) as app:
         outbox = app.bot_data["durak"].outbox
         shown_at_go: dict[int, Histogram] = {}
         loop = type(asyncio.get_running_loop())
@@ -645,6 +652,9 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     spawn = multiprocessing.get_context("spawn")
     conn, child_conn = spawn.Pipe()
     endpoint = Endpoint(server.token, server.base_url)
+    if args.webhook:
+        endpoint = Endpoint(server.token, server.base_url, free_port())
+        server.webhook_target = f"http://127.0.0.1:{endpoint.webhook_port}/{WEBHOOK_PATH}"
     proc = spawn.Process(
         target=bot_process,
         args=(endpoint, str(db), send_limits, args.time_scale, child_conn, args.profile),
@@ -765,6 +775,7 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f" global_mode={getattr(sl, 'global_mode', 'fixed')},"
         f" max_in_flight={sl.max_in_flight}); cap at the end: {out['cap']}",
         f"fake Bot API delay per call: {args.delay * 1000:g} ms"
+        + ("; updates by webhook (each POST delayed as much)" if args.webhook else "")
         + ("" if args.picker else "  (players never open the several-card picker)"),
         f"bot settings: {out['clocks'] or 'as running_bot sets them'}",
         f"setup: {args.games} lobbies joined and dealt in {out['setup_s']:.1f} s",
@@ -883,6 +894,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_false",
         help='nobody presses "Several cards": openings of one card, the only ones the bot'
         " offered when issue 10 was filed (2fbd793), so that its CPU figures compare",
+    )
+    parser.add_argument(
+        "--webhook",
+        action="store_true",
+        help="the bot in webhook mode: the fake server POSTs each update to it (Telegram's"
+        " 40 connections), no getUpdates and its 100 updates per round trip",
     )
     parser.add_argument("--in-flight", type=int, default=None, help="the outbox's bound")
     parser.add_argument(

@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import logging
 import random
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from telegram.ext import Application
 from bot.app import DurakBot, build_application
 from bot.config import Config
 from bot.outbox import SendLimits
+from bot.runner import ALLOWED_UPDATES, WEBHOOK_CONNECTIONS
+from bot.webhook import WebhookServer
 from durak import Game
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
@@ -26,6 +29,17 @@ from .textcards import cards_in
 
 #: Time runs this much faster in these tests: Telegram's minute is 3 s.
 SCALE = 0.05
+#: The webhook ``running_bot`` registers (https, as the bot's settings insist) and serves.
+WEBHOOK_URL = "https://durak.example.org/hook"
+WEBHOOK_PATH = "hook"
+WEBHOOK_SECRET = "harness-s3cret"
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nobody listens on (until someone takes it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 class ErrorLog(logging.Handler):
@@ -41,9 +55,16 @@ class ErrorLog(logging.Handler):
 
 @asynccontextmanager
 async def running_bot(
-    server: FakeTelegram, db: Path, limits: SendLimits | None = None, **tweaks: float
+    server: FakeTelegram,
+    db: Path,
+    limits: SendLimits | None = None,
+    *,
+    webhook_port: int | None = None,
+    **tweaks: float,
 ) -> AsyncIterator[Application]:  # type: ignore[type-arg]
-    """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly."""
+    """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly; with
+    ``webhook_port``, in webhook mode instead, serving ``WEBHOOK_PATH`` on 127.0.0.1 (the
+    fake server's ``webhook_target`` must say so: it may live in another process)."""
     config = Config(token=server.token, db_path=str(db), api_url=server.base_url)
     app = build_application(config, limits or SendLimits().scaled(SCALE))
     bot = durak_of(app)
@@ -60,11 +81,25 @@ async def running_bot(
     await app.post_init(app)
     await app.start()
     assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0, timeout=1)
+    hook = None
+    if webhook_port is None:
+        await app.updater.start_polling(poll_interval=0, timeout=1)
+    else:
+        hook = WebhookServer(app, WEBHOOK_PATH, WEBHOOK_SECRET, "127.0.0.1", webhook_port)
+        await hook.start()
+        await app.bot.set_webhook(
+            WEBHOOK_URL,
+            secret_token=WEBHOOK_SECRET,
+            allowed_updates=ALLOWED_UPDATES,
+            max_connections=WEBHOOK_CONNECTIONS,
+        )
     try:
         yield app
     finally:
-        await app.updater.stop()
+        if hook is None:
+            await app.updater.stop()
+        else:
+            await hook.stop()
         await app.stop()
         assert app.post_shutdown is not None
         await app.post_shutdown(app)

@@ -13,7 +13,7 @@ from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Chat, User
 
-from .harness import SCALE, Table, durak_of, running_bot
+from .harness import SCALE, WEBHOOK_PATH, Table, durak_of, free_port, running_bot
 from .textcards import cards_in
 
 
@@ -92,6 +92,36 @@ async def test_a_whole_game(players, make_fake_telegram: FakeTelegramFactory, tm
     assert server.limit_violations() == 0
     assert not errors.records, [r.getMessage() for r in errors.records]
     assert table.presses > 0 and game_id > 0
+
+
+@async_test
+async def test_a_whole_game_by_webhook(make_fake_telegram: FakeTelegramFactory, tmp_path, errors):
+    """Updates POSTed to the bot (Telegram's webhook delivery) with 20 ms a call: the game
+    plays to its end, every press answered, no getUpdates, Telegram asked for 100
+    connections (at 40 a round trip of 80 ms bounds the updates near 500 a second)."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE), call_delay=0.02)
+    port = free_port()
+    server.webhook_target = f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
+    users, group = friends(server, 3)
+    async with running_bot(server, tmp_path / "durak.sqlite3", webhook_port=port) as app:
+        table = Table(server, group, users, random.Random(3))
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        service = durak_of(app).service
+        running = (await service.running_games())[0].game_id
+        await table.play_to_the_end(watch=(service, running))
+        game_id, record = await finished_game(table, app)
+        await durak_of(app).outbox.idle(10)
+    assert game_id == running and record["steps"][-1]["expect"]["result"]
+    [registered] = server.requests("setWebhook")
+    assert int(registered.params["max_connections"]) == 100
+    assert server.request_count("getUpdates") == 0
+    assert server.webhook is not None and server.webhook.failed == 0
+    assert server.webhook.delivered >= table.presses  # every press came by the webhook
+    assert table.presses > 0 and not server.unanswered_callbacks()
+    assert not table.leaks, table.leaks
+    assert not errors.records, [r.getMessage() for r in errors.records]
 
 
 @async_test

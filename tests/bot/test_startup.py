@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 
 import pytest
 from telegram.error import InvalidToken, NetworkError
@@ -15,20 +14,16 @@ from bot.app import Redact
 from bot.request import UpdatesRequest
 from tests.fake_telegram.fixtures import async_test
 
+from .harness import free_port
+
 TOKEN = "123456789:" + "A" * 35
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_an_unusable_database_folder_stops_the_start_before_any_network_call(
     monkeypatch, tmp_path, capsys
 ):
     monkeypatch.setenv("DURAK_BOT_TOKEN", TOKEN)
-    monkeypatch.setenv("DURAK_API_URL", f"http://127.0.0.1:{closed_port()}/bot")
+    monkeypatch.setenv("DURAK_API_URL", f"http://127.0.0.1:{free_port()}/bot")
     monkeypatch.setenv("DURAK_DB", str(tmp_path / "missing" / "db.sqlite3"))
     assert main([]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -88,7 +83,7 @@ def test_the_token_is_never_logged():
 
 @async_test
 async def test_an_outage_is_one_warning_and_its_end_one_info(caplog):
-    port = closed_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/botT/getUpdates"
     request = UpdatesRequest(connect_timeout=1)
     await request.initialize()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import time
 from typing import ClassVar
 
@@ -23,15 +22,9 @@ from bot.webhook import MAX_BODY
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from .harness import SCALE
+from .harness import SCALE, free_port
 
 TOKEN = "123456789:" + "A" * 35
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_webhook_settings_are_checked():

@@ -26,6 +26,7 @@ from .errors import (
 )
 from .models import JSON, CallbackAnswer, Chat, Message, StoredFile, User
 from .ratelimit import retry_after_seconds
+from .webhook import DEFAULT_MAX_CONNECTIONS
 
 if TYPE_CHECKING:
     from .server import FakeTelegram
@@ -291,20 +292,24 @@ async def get_updates(api: BotApi, p: Params) -> list[JSON]:
 
 
 @api_method("setWebhook")
-def set_webhook(api: BotApi, p: Params) -> bool:
+async def set_webhook(api: BotApi, p: Params) -> bool:
     server = api.server
-    server.webhook_url = p.get_str("url") or ""
+    url = p.get_str("url") or ""
+    connections = p.get_int("max_connections") or DEFAULT_MAX_CONNECTIONS
+    if not 1 <= connections <= 100:
+        raise bad_request("bad webhook: max_connections must be between 1 and 100")
     if p.get_bool("drop_pending_updates"):
         server.updates.clear()
     allowed = p.get_json("allowed_updates")
     if isinstance(allowed, list):
         server.updates.set_allowed(allowed)
+    await server.set_webhook(url, p.get_str("secret_token") or "", connections)
     return True
 
 
 @api_method("deleteWebhook")
-def delete_webhook(api: BotApi, p: Params) -> bool:
-    api.server.webhook_url = ""
+async def delete_webhook(api: BotApi, p: Params) -> bool:
+    await api.server.set_webhook("", "", DEFAULT_MAX_CONNECTIONS)
     if p.get_bool("drop_pending_updates"):
         api.server.updates.clear()
     return True

@@ -19,7 +19,7 @@ What it fakes
     (see :mod:`tests.fake_telegram.ratelimit`), group-to-supergroup migration.
 
 What it does not fake
-    Webhook delivery, inline mode, payments, media other than documents, Markdown parse
+    Inline mode, payments, media other than documents, Markdown parse
     modes (raw text kept, no entities), forum topics, message reactions, business accounts,
     channels, chat_member updates, the 48-hour edit/delete window, and real Telegram's exact
     wording of rarely seen errors (common ones match Telegram).
@@ -32,6 +32,8 @@ Configuration
     hides plain group messages from the bot unless it is an admin or they reply to it.
     ``call_delay`` (seconds, default 0) holds every Bot API call that long before answering,
     as the real Bot API's tens of milliseconds do (loopback answers in a fraction of one).
+    After setWebhook, updates are POSTed to ``webhook_target`` (the bot's local address
+    behind the URL it registered, :mod:`.webhook`) when a test sets it.
 
 Test-side use (all inside one event loop)::
 
@@ -76,6 +78,7 @@ from .models import (
 )
 from .ratelimit import RateLimiter, RateLimits, RateStats
 from .updates import UpdateQueue
+from .webhook import WebhookDelivery
 
 _LOGGER = logging.getLogger(__name__)
 _TOKEN_RE = re.compile(r"\d+:[A-Za-z0-9_-]+")
@@ -123,6 +126,11 @@ class FakeTelegram:
         self.bot_commands: dict[tuple[str, str], list[JSON]] = {}
         self.bot_settings: dict[str, JSON] = {}
         self.webhook_url = ""
+        #: Where a webhook's updates are POSTed: the bot's local address behind the https
+        #: URL it registers (see :mod:`.webhook`). None: nothing is delivered (a test never
+        #: reaches out to the URL the bot names), the updates wait in the queue.
+        self.webhook_target: str | None = None
+        self.webhook: WebhookDelivery | None = None
         self.callbacks: dict[str, CallbackPress] = {}
         self._unanswered: dict[str, CallbackPress] = {}
         self.late_callback_answers = 0
@@ -147,7 +155,18 @@ class FakeTelegram:
         return self
 
     async def stop(self) -> None:
+        await self.set_webhook("", "", 1)
         await self._http.stop()
+
+    async def set_webhook(self, url: str, secret: str, max_connections: int) -> None:
+        """setWebhook (``url`` empty: deleteWebhook): delivery to the new URL replaces any."""
+        if self.webhook is not None:
+            await self.webhook.stop()
+            self.webhook = None
+        self.webhook_url = url
+        if url and self.webhook_target:
+            self.webhook = WebhookDelivery(self, self.webhook_target, secret, max_connections)
+            self.webhook.start()
 
     async def __aenter__(self) -> FakeTelegram:
         return await self.start()

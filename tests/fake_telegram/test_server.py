@@ -377,6 +377,65 @@ async def test_long_poll_delivers_press_and_answer_resolves_it(
 
 
 @async_test
+async def test_webhook_delivery_posts_each_update_with_its_secret_and_retries(
+    fake_telegram: FakeTelegram,
+) -> None:
+    """After setWebhook, updates are POSTed to ``webhook_target`` one by one with the
+    secret; a POST answered 500 is sent again; deleteWebhook stops the delivery."""
+    from aiohttp import web
+
+    tg = fake_telegram
+    ann = tg.add_user("Ann", "ann")
+    group = tg.add_group("Durak", [ann])
+    got: list[tuple[str, dict]] = []
+    refuse = [True]  # the first POST is answered 500
+
+    async def hook(request: web.Request) -> web.Response:
+        got.append(
+            (request.headers.get("X-Telegram-Bot-Api-Secret-Token", ""), await request.json())
+        )
+        if refuse[0]:
+            refuse[0] = False
+            return web.Response(status=500)
+        return web.Response()
+
+    server = web.Application()
+    server.router.add_post("/hook", hook)
+    runner = web.AppRunner(server)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    tg.webhook_target = f"http://127.0.0.1:{port}/hook"
+    try:
+        async with ptb_bot(tg) as bot:
+            sent = await bot.send_message(group.id, "Your move", reply_markup=keyboard("take"))
+            await bot.set_webhook(
+                "https://bot.example.org/hook", secret_token="s3", max_connections=1
+            )
+            with pytest.raises(Conflict):
+                await bot.get_updates(timeout=0)
+            await ann.send(group, "/help")
+            press = tg.press(ann, group, sent.message_id, "take")
+            await tg.wait_for(lambda: len(got) == 3, 5, what="three POSTs")
+            assert {secret for secret, _ in got} == {"s3"}
+            first, again, second = (update for _, update in got)
+            assert first == again and first["message"]["text"] == "/help"  # sent again
+            assert second["callback_query"]["id"] == press.id
+            assert tg.webhook is not None and (tg.webhook.delivered, tg.webhook.failed) == (2, 1)
+            await tg.wait_until_delivered()
+
+            await bot.delete_webhook()
+            await ann.send(group, "/rules")
+            await asyncio.sleep(0.2)
+            assert len(got) == 3 and tg.pending_updates == 1  # it waits for getUpdates
+            [left] = await bot.get_updates(timeout=0)
+            assert left.message.text == "/rules"
+    finally:
+        await runner.cleanup()
+
+
+@async_test
 async def test_late_callback_answer_is_refused(make_fake_telegram: FakeTelegramFactory) -> None:
     clock = FakeClock()
     tg = await make_fake_telegram(callback_answer_timeout=15.0, clock=clock)

@@ -90,6 +90,26 @@ class UpdateQueue:
         pending.extendleft(reversed(batch))
         return [update.payload for update in batch]
 
+    def pop(self) -> PendingUpdate | None:
+        """The oldest allowed update, taken off the queue for a webhook's delivery (which
+        counts it :attr:`confirmed` once the webhook answered it; see :meth:`put_back`)."""
+        pending = self._pending
+        while pending:
+            update = pending.popleft()
+            if self._is_allowed(update.kind):
+                return update
+            self.dropped += 1
+        return None
+
+    def put_back(self, update: PendingUpdate) -> None:
+        """A popped update whose delivery failed: first again in the queue."""
+        self._pending.appendleft(update)
+        self._wake()
+
+    async def wait_pushed(self) -> None:
+        """Until an update is pushed (or put back)."""
+        await self._signal.wait()
+
     async def poll(
         self,
         offset: int | None,
