@@ -118,6 +118,8 @@ class DurakBot:
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/lease.py)
+    #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
+    http: tuple[AiohttpRequest, ...] = ()
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -322,12 +324,16 @@ def build_application(
     durak = DurakBot(config, limits)
     # The outbox's requests in flight, and the handlers' own (answers, getChat) beside them.
     pool = limits.max_in_flight + concurrency
+    durak.http = (
+        AiohttpRequest(pool_size=pool, pool_timeout=10.0),
+        UpdatesRequest(pool_size=1, pool_timeout=10.0),
+    )
     builder = (
         ApplicationBuilder()
         .token(config.token)
         .concurrent_updates(concurrency)
-        .request(AiohttpRequest(pool_size=pool, pool_timeout=10.0))
-        .get_updates_request(UpdatesRequest(pool_size=1, pool_timeout=10.0))
+        .request(durak.http[0])
+        .get_updates_request(durak.http[1])
         .post_init(durak.post_init)
         .post_shutdown(durak.post_shutdown)
     )

@@ -37,7 +37,14 @@ async def serve(
     poll_timeout: int = 10,
 ) -> None:
     """Start ``app``, take updates until ``stop`` is set, then stop it cleanly."""
-    if not await _initialize(app, stop):
+    started = False
+    try:
+        started = await _initialize(app, stop)
+    finally:
+        if not started:  # PTB's shutdown does nothing for a bot that never got through
+            for http in app.bot_data["durak"].http:
+                await http.shutdown()
+    if not started:
         return
     webhook: WebhookServer | None = None
     try:

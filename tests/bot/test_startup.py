@@ -10,7 +10,8 @@ from telegram.error import InvalidToken, NetworkError
 
 import bot.runner as runner
 from bot.__main__ import main
-from bot.app import Redact
+from bot.app import Redact, build_application
+from bot.config import Config
 from bot.request import UpdatesRequest
 from tests.fake_telegram.fixtures import async_test
 
@@ -110,3 +111,26 @@ async def test_an_outage_is_one_warning_and_its_end_one_info(caplog):
     lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "bot.request"]
     assert [level for level, _ in lines] == ["WARNING", "INFO"]
     assert all(r.exc_info is None for r in caplog.records)
+
+
+@async_test
+async def test_a_stop_while_the_start_retries_closes_the_http_clients(monkeypatch, tmp_path):
+    """SIGTERM while the Bot API cannot be reached: the clients that tried are closed
+    (PTB's shutdown skips a bot whose getMe never worked; asyncio then logged two ERRORs,
+    "Unclosed client session", at the exit)."""
+    monkeypatch.setattr(runner, "BACKOFF", (0.05,))
+    config = Config(
+        token=TOKEN,
+        db_path=str(tmp_path / "db.sqlite3"),
+        api_url=f"http://127.0.0.1:{free_port()}/bot",
+    )
+    app = build_application(config)
+    stop = asyncio.Event()
+    serving = asyncio.create_task(runner.serve(app, config, stop))
+    http = app.bot_data["durak"].http
+    while not any(h._session is not None for h in http):  # the first attempt is on its way
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
+    stop.set()
+    await asyncio.wait_for(serving, 5)
+    assert len(http) == 2 and all(h._session is None for h in http)
