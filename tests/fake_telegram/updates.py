@@ -102,8 +102,13 @@ class UpdateQueue:
         return None
 
     def put_back(self, update: PendingUpdate) -> None:
-        """A popped update whose delivery failed: first again in the queue."""
-        self._pending.appendleft(update)
+        """A popped update whose delivery failed: back in the queue, in update_id order
+        (older than whatever was never popped; several may come back in any order)."""
+        pending = self._pending
+        at = 0
+        while at < len(pending) and pending[at].update_id < update.update_id:
+            at += 1
+        pending.insert(at, update)
         self._wake()
 
     async def wait_pushed(self) -> None:
