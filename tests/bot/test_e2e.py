@@ -96,10 +96,10 @@ async def test_a_whole_game(players, make_fake_telegram: FakeTelegramFactory, tm
 
 @async_test
 async def test_a_whole_game_by_webhook(make_fake_telegram: FakeTelegramFactory, tmp_path, errors):
-    """Updates POSTed to the bot (Telegram's webhook delivery) with 20 ms a call: the game
+    """Updates POSTed to the bot (Telegram's webhook delivery) with 10 ms a call: the game
     plays to its end, every press answered, no getUpdates, Telegram asked for 100
     connections (at 40 a round trip of 80 ms bounds the updates near 500 a second)."""
-    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE), call_delay=0.02)
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE), call_delay=0.01)
     port = free_port()
     server.webhook_target = f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
     users, group = friends(server, 3)
