@@ -1,4 +1,4 @@
-"""Webhook delivery: once setWebhook names a URL, pending updates are POSTed to it.
+"""Webhook delivery: once setWebhook names a URL, pending updates are POSTed to the bot.
 
 As Telegram does: each update is one POST of its JSON with the secret token in the
 ``X-Telegram-Bot-Api-Secret-Token`` header, at most ``max_connections`` (setWebhook's
