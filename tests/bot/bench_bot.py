@@ -451,11 +451,10 @@ def button_data(message: Message, kind: str = "") -> str:
     raise LookupError(f"message {message.message_id} has no {kind or 'callback'} button")
 
 
-def looks_legal(text: str, data: str, picker: bool = True) -> bool:
-    """What a player reads as playable: no Refresh or Back, no card in brackets; with
-    ``picker`` false, not the several-card opening picker either."""
+def looks_legal(text: str, data: str) -> bool:
+    """What a player reads as playable: no Refresh or Back, no card in brackets."""
     move = cb.decode(data).move
-    if isinstance(move, cb.Refresh | cb.Back) or (not picker and isinstance(move, cb.Pick)):
+    if isinstance(move, cb.Refresh | cb.Back):
         return False
     return not (isinstance(move, cb.Tap) and text.startswith("("))
 
@@ -587,7 +586,7 @@ def choose(panel: Message, rng: random.Random, picker: bool = True) -> str | Non
         return None
     if rng.random() < CARELESS:
         return rng.choice(buttons)[1]
-    good = [data for text, data in buttons if looks_legal(text, data, picker)]
+    good = [data for text, data in buttons if looks_legal(text, data)]
     return rng.choice(good) if good else None
 
 
@@ -663,9 +662,8 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
 
     spawn = multiprocessing.get_context("spawn")
     conn, child_conn = spawn.Pipe()
-    endpoint = Endpoint(server.token, server.base_url)
+    endpoint = Endpoint(server.token, server.base_url, free_port() if args.webhook else None)
     if args.webhook:
-        endpoint = Endpoint(server.token, server.base_url, free_port())
         server.webhook_target = f"http://127.0.0.1:{endpoint.webhook_port}/{WEBHOOK_PATH}"
     proc = spawn.Process(
         target=bot_process,
@@ -913,8 +911,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--webhook",
         action="store_true",
-        help="the bot in webhook mode: the fake server POSTs each update to it (Telegram's"
-        " 40 connections), no getUpdates and its 100 updates per round trip",
+        help="the bot in webhook mode: the fake server POSTs each update to it (as many at"
+        " once as the bot asks for), no getUpdates and its 100 updates per round trip",
     )
     parser.add_argument("--in-flight", type=int, default=None, help="the outbox's bound")
     parser.add_argument(

@@ -167,8 +167,12 @@ def test_a_read_only_database_refuses_the_start(monkeypatch, capsys, tmp_path):
     caps = "-dac_override,-dac_read_search"
     run = subprocess.run(
         [setpriv, "--bounding-set", caps, "--inh-caps", caps, sys.executable, "-m", "bot"],
-        env={**os.environ, "DURAK_BOT_TOKEN": TOKEN, "DURAK_DB": str(db)}
-        | {"DURAK_API_URL": "http://127.0.0.1:9/bot"},  # never reached
+        env={
+            **os.environ,
+            "DURAK_BOT_TOKEN": TOKEN,
+            "DURAK_DB": str(db),
+            "DURAK_API_URL": "http://127.0.0.1:9/bot",  # never reached
+        },
         capture_output=True,
         timeout=60,
     )

@@ -309,7 +309,7 @@ async def set_webhook(api: BotApi, p: Params) -> bool:
 
 @api_method("deleteWebhook")
 async def delete_webhook(api: BotApi, p: Params) -> bool:
-    await api.server.set_webhook("", "", DEFAULT_MAX_CONNECTIONS)
+    await api.server.set_webhook("")
     if p.get_bool("drop_pending_updates"):
         api.server.updates.clear()
     return True

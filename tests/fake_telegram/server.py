@@ -78,7 +78,7 @@ from .models import (
 )
 from .ratelimit import RateLimiter, RateLimits, RateStats
 from .updates import UpdateQueue
-from .webhook import WebhookDelivery
+from .webhook import DEFAULT_MAX_CONNECTIONS, WebhookDelivery
 
 _LOGGER = logging.getLogger(__name__)
 _TOKEN_RE = re.compile(r"\d+:[A-Za-z0-9_-]+")
@@ -155,10 +155,12 @@ class FakeTelegram:
         return self
 
     async def stop(self) -> None:
-        await self.set_webhook("", "", 1)
+        await self.set_webhook("")
         await self._http.stop()
 
-    async def set_webhook(self, url: str, secret: str, max_connections: int) -> None:
+    async def set_webhook(
+        self, url: str, secret: str = "", max_connections: int = DEFAULT_MAX_CONNECTIONS
+    ) -> None:
         """setWebhook (``url`` empty: deleteWebhook): delivery to the new URL replaces any."""
         if self.webhook is not None:
             await self.webhook.stop()
