@@ -7,8 +7,9 @@ plus the snapshot the service stores per action.
 
 Prints how many states it rendered and a SHA-256 of everything rendered: two trees
 that render alike print the same digest (the check that a speed-up changed no
-text, button or snapshot; the digest quoted is at the default ``--steps``). Time it with ``/usr/bin/time -f %U`` (BENCHMARKS.md,
-"Issue 10 item 1: one view per state, rendering once").
+text, button or snapshot; the digest quoted is at the default ``--steps``). Time it
+with ``/usr/bin/time -f %U`` (docs/benchmarks-log.md, "Issue 10 item 1: one view per
+state, rendering once").
 """
 
 from __future__ import annotations
