@@ -39,6 +39,8 @@ ENGINE = [
      "--rules", '{"game": "road"}'],
     ["-m", "durak", "arena", "--agents", "normal,random*2", "--games", "2", "--seed", "1",
      "--rules", '{"english": true}'],
+    ["-m", "durak", "selfplay", "--games", "5", "--players", "2-6", "--seed", "1",
+     "--rules", '{"transfer": true}', "--out", "records"],  # README's self-play
     ["-m", "tests.bot.bench_render", "--steps", "10"],
 ]  # fmt: skip
 
