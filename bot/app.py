@@ -24,20 +24,20 @@ from durak.service import GameService
 from durak.service_errors import ServiceError
 from durak.service_types import RUNNING, GameInfo
 
-from . import keyboards, render
-from .ai import HARD_BUDGET_MS, AiPlayers
 from .config import Config
-from .handlers import Handlers
-from .i18n import DEFAULT, SUPPORTED, _, language
-from .languages import Languages
-from .lease import hold_lease, release_lease
-from .lifecycle import Lifecycle
-from .outbox import Outbox, SendLimits
-from .presenter import Presenter, Titles, parse_slot, slot
-from .request import AiohttpRequest, UpdatesRequest
-from .runner import ALLOWED_UPDATES
-from .skip import Skips
-from .timers import TurnTimers
+from .flows.handlers import Handlers
+from .flows.lifecycle import Lifecycle
+from .flows.skip import Skips
+from .screens.languages import Languages
+from .screens.presenter import Presenter, Titles, parse_slot, slot
+from .seats.ai_pool import HARD_BUDGET_MS, AiPlayers
+from .seats.timers import TurnTimers
+from .standby import hold_lease, release_lease
+from .transport.outbox import Outbox, SendLimits
+from .transport.request import AiohttpRequest, UpdatesRequest
+from .transport.runner import ALLOWED_UPDATES
+from .ui import keyboards, render
+from .ui.i18n import DEFAULT, SUPPORTED, _, language
 
 if TYPE_CHECKING:
     from durak.store.lease import Lease

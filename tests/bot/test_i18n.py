@@ -17,11 +17,11 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract
 
-from bot import i18n, keyboards, render
-from bot import settings as menu
-from bot.i18n import N_, _, language, n_
 from bot.locales import catalogs
 from bot.locales.__main__ import main as locales_cli
+from bot.ui import i18n, keyboards, render
+from bot.ui import settings_menu as menu
+from bot.ui.i18n import N_, _, language, n_
 from durak import Game, Rules, Series
 from durak.selfplay import random_step
 from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally

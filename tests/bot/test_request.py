@@ -15,8 +15,8 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot import topics
-from bot.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
+from bot.transport import topics
+from bot.transport.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

@@ -24,11 +24,13 @@ from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersio
 from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
 from durak.view import PileView
 
-from . import callbacks as cb
-from . import events, games_menu, games_text, keyboards, leaving, render, topics
-from . import settings as menu
-from .i18n import DEFAULT, N_, _, language
-from .presenter import Presenter, slot
+from ..screens.presenter import Presenter, slot
+from ..transport import topics
+from ..ui import callbacks as cb
+from ..ui import events, games_menu, games_text, keyboards, render
+from ..ui import settings_menu as menu
+from ..ui.i18n import DEFAULT, N_, _, language
+from . import leaving
 
 if TYPE_CHECKING:
     from .lifecycle import Lifecycle
