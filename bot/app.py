@@ -117,7 +117,7 @@ class DurakBot:
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
-    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/lease.py)
+    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     _warned: set[tuple[int, int]] = field(default_factory=set)

@@ -570,7 +570,7 @@ class Handlers:
 
     async def _answer(self, query_id: str, answer: dict[str, Any]) -> None:
         try:
-            await self.outbox.api.answer(query_id, answer)  # not PTB's Bot (bot/request.py)
+            await self.outbox.api.answer(query_id, answer)  # not PTB's Bot (transport/request.py)
         except TelegramError as e:
             log.info("could not answer a callback query: %s", e)
 
@@ -578,7 +578,7 @@ class Handlers:
         query = update.callback_query
         assert query is not None
         user = query.from_user
-        where = topics.pressed(query)  # never query.message: PTB builds none (bot/topics.py)
+        where = topics.pressed(query)  # never query.message: PTB builds none (transport/topics)
         try:
             data = cb.decode(query.data)
         except cb.BadCallback:

@@ -310,7 +310,7 @@ def rendered_game(rules: Rules, players: int, series: str, seed: int) -> Iterato
 
 
 def labels(markup) -> list[str]:
-    if isinstance(markup, dict):  # bot/keyboards.py: the Bot API's JSON
+    if isinstance(markup, dict):  # bot/ui/keyboards.py: the Bot API's JSON
         return [b["text"] for row in markup["inline_keyboard"] for b in row]
     return [b.text for row in markup.inline_keyboard for b in row]
 
@@ -420,7 +420,7 @@ msgstr ""
 "Content-Type: text/plain; charset=UTF-8\n"
 "Plural-Forms: nplurals=3; plural=RU_PLURALS;\n"
 
-#: bot/render.py
+#: bot/ui/render.py
 #, python-brace-format
 msgid "Say \"{word}\"\tnow"
 msgstr ""

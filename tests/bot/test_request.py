@@ -1,4 +1,4 @@
-"""The bot's HTTP client (bot/request.py) against small scripted HTTP servers on loopback."""
+"""The bot's HTTP client (bot/transport/request.py) against small scripted HTTP servers."""
 
 from __future__ import annotations
 
