@@ -10,7 +10,6 @@ only the files missing and never changes a shipped one).
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 import sys
@@ -125,5 +124,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    asyncio.set_event_loop_policy(None)
     sys.exit(main())
