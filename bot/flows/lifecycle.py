@@ -14,10 +14,11 @@ from telegram.constants import ChatMemberStatus, ChatType
 from durak.service_errors import ServiceError
 from durak.service_types import LOBBY, RUNNING, GameInfo
 
-from . import callbacks as cb
-from . import render, topics
+from ..transport import topics
+from ..ui import callbacks as cb
+from ..ui import render
+from ..ui.i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 from .handlers import Context, Handlers, sent_as
-from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 
 log = logging.getLogger(__name__)
 

@@ -18,11 +18,11 @@ from durak.service import GameService
 from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, Tally
 from durak.view import PileView
 
-from . import events, keyboards, render
-from .i18n import _, language
+from ..seats.timers import TurnTimers
+from ..transport.outbox import Outbox
+from ..ui import events, keyboards, render
+from ..ui.i18n import _, language
 from .languages import Languages
-from .outbox import Outbox
-from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 

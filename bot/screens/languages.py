@@ -9,7 +9,7 @@ from telegram import User
 from durak.service import GameService
 from durak.service_types import ChatSettings
 
-from .i18n import DEFAULT, pick
+from ..ui.i18n import DEFAULT, pick
 
 
 class Languages:
