@@ -17,8 +17,7 @@ from typing import Any
 
 from telegram import Update
 
-from durak.service_errors import ServiceError
-from durak.service_types import RUNNING, GameInfo
+from durak.service import RUNNING, GameInfo, ServiceError
 
 from . import callbacks as cb
 from . import keyboards, render, topics

@@ -36,8 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from ..service_errors import DatabaseError
-from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+from ..service.errors import DatabaseError
+from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import ActionWrite, GameRow, LoggedAction
 
 log = logging.getLogger(__name__)

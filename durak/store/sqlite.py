@@ -39,8 +39,8 @@ from typing import Any
 
 import aiosqlite
 
-from ..service_errors import DatabaseError
-from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+from ..service.errors import DatabaseError
+from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import ActionWrite, GameRow, LoggedAction
 from .health import WriteHealth
 

@@ -66,8 +66,7 @@ from bot.app import DurakBot, setup_logging, use_fast_event_loop
 from bot.budget import Histogram
 from bot.outbox import SendLimits
 from durak.selfplay import engine_kind
-from durak.service import GameService
-from durak.service_types import FINISHED
+from durak.service import FINISHED, GameService
 from durak.store import is_postgres
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User

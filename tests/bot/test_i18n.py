@@ -24,7 +24,7 @@ from bot.locales import catalogs
 from bot.locales.__main__ import main as locales_cli
 from durak import Game, Rules, Series
 from durak.selfplay import random_step
-from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally
+from durak.service import SURRENDER, ChatSettings, Ending, Seat, Tally
 from durak.view import Outcome
 
 LANGS = catalogs.languages()

@@ -12,7 +12,7 @@ from bot import callbacks as cb
 from bot.presenter import Presenter, acting, role
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
-from durak.service_types import FINISHED, RUNNING, GameInfo, Seat
+from durak.service import FINISHED, RUNNING, GameInfo, Seat
 
 
 class Outbox:
