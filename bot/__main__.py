@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         "a webhook" if config.webhook_url else "long polling",
         config.db_path,
     )
-    from .runner import StartError
+    from .transport.runner import StartError
 
     try:
         asyncio.run(_run(app, config))
@@ -54,7 +54,7 @@ STOP_DEADLINE = 9.5
 
 async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
     from .app import DurakBot
-    from .runner import serve
+    from .transport.runner import serve
 
     log = logging.getLogger(__name__)
     stop = asyncio.Event()

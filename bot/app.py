@@ -22,20 +22,20 @@ from telegram.ext import (
 
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
-from . import keyboards, render
-from .ai import HARD_BUDGET_MS, AiPlayers
 from .config import Config
-from .handlers import Handlers
-from .i18n import DEFAULT, SUPPORTED, _, language
-from .languages import Languages
-from .lease import hold_lease, release_lease
-from .lifecycle import Lifecycle
-from .outbox import Outbox, SendLimits
-from .presenter import Presenter, Titles, parse_slot, slot
-from .request import AiohttpRequest, UpdatesRequest
-from .runner import ALLOWED_UPDATES
-from .skip import Skips
-from .timers import TurnTimers
+from .flows.handlers import Handlers
+from .flows.lifecycle import Lifecycle
+from .flows.skip import Skips
+from .screens.languages import Languages
+from .screens.presenter import Presenter, Titles, parse_slot, slot
+from .seats.ai_pool import HARD_BUDGET_MS, AiPlayers
+from .seats.timers import TurnTimers
+from .standby import hold_lease, release_lease
+from .transport.outbox import Outbox, SendLimits
+from .transport.request import AiohttpRequest, UpdatesRequest
+from .transport.runner import ALLOWED_UPDATES
+from .ui import keyboards, render
+from .ui.i18n import DEFAULT, SUPPORTED, _, language
 
 if TYPE_CHECKING:
     from durak.store.lease import Lease
@@ -115,7 +115,7 @@ class DurakBot:
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
-    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/lease.py)
+    lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     _warned: set[tuple[int, int]] = field(default_factory=set)

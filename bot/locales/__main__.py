@@ -11,7 +11,7 @@ from pathlib import Path
 
 from babel.messages.mofile import write_mo
 
-from ..i18n import DOMAIN, catalog_path
+from ..ui.i18n import DOMAIN, catalog_path
 from . import catalogs
 
 

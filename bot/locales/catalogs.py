@@ -15,7 +15,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
-from ..i18n import DEFAULT, SUPPORTED, catalog_path
+from ..ui.i18n import DEFAULT, SUPPORTED, catalog_path
 
 BOT = Path(__file__).resolve().parent.parent
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "n_": (1, 2)}

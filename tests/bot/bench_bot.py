@@ -61,10 +61,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from bot import callbacks as cb
 from bot.app import DurakBot, setup_logging, use_fast_event_loop
-from bot.budget import Histogram
-from bot.outbox import SendLimits
+from bot.transport.budget import Histogram
+from bot.transport.outbox import SendLimits
+from bot.ui import callbacks as cb
 from durak.selfplay import engine_kind
 from durak.service import FINISHED, GameService
 from durak.store import is_postgres

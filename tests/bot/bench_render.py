@@ -17,7 +17,8 @@ import hashlib
 import json
 import random
 
-from bot import events, presenter, render
+from bot.screens import presenter
+from bot.ui import events, render
 from durak import Game, Rules
 from durak.selfplay import NAMES, random_step
 from durak.service import Seat

@@ -17,9 +17,9 @@ from telegram.ext import Application
 
 from bot.app import DurakBot, build_application
 from bot.config import Config
-from bot.outbox import SendLimits
-from bot.runner import ALLOWED_UPDATES, WEBHOOK_CONNECTIONS
-from bot.webhook import WebhookServer
+from bot.transport.outbox import SendLimits
+from bot.transport.runner import ALLOWED_UPDATES, WEBHOOK_CONNECTIONS
+from bot.transport.webhook import WebhookServer
 from durak import Game
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
@@ -310,7 +310,7 @@ class Table:
     ) -> tuple[str, str]:
         """Two taps of /settings: open option ``code``'s value list, choose its value
         ``index``; the two answers. The menu comes back after a choice."""
-        from bot import callbacks as cb
+        from bot.ui import callbacks as cb
 
         menu = self.server.message(self.group, message_id)
         first = await self.press(user, menu, cb.setting(code))

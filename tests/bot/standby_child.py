@@ -13,7 +13,7 @@ import sys
 
 from bot.app import ALLOWED_UPDATES, build_application, setup_logging
 from bot.config import ConfigError, from_env
-from bot.outbox import SendLimits
+from bot.transport.outbox import SendLimits
 
 from .harness import SCALE, durak_of
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot import callbacks as cb
+from bot.ui import callbacks as cb
 from tests.fake_telegram.fixtures import async_test
 from tests.fake_telegram.models import Message, User
 

@@ -10,7 +10,7 @@ import signal
 from dataclasses import replace
 from pathlib import Path
 
-from bot.ai import AiPlayers
+from bot.seats.ai_pool import AiPlayers
 from durak.ai import decide, observation_for
 from durak.service import GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
@@ -32,7 +32,7 @@ async def test_a_dead_worker_is_replaced_and_the_hard_ai_plays_on(tmp_path, capl
     service, info, seat = await hard_table(tmp_path)
     ai = AiPlayers(20, workers=1)
     try:
-        with caplog.at_level(logging.INFO, logger="bot.ai"):
+        with caplog.at_level(logging.INFO, logger="bot.seats.ai_pool"):
             first = await ai.decide(info, seat)
             pool = ai._pool
             assert pool is not None

@@ -13,15 +13,15 @@ import pytest
 import telegram
 
 from bot.app import send_limits
-from bot.budget import GlobalCap, Histogram, Metrics
 from bot.config import ConfigError, from_env
-from bot.outbox import Outbox, SendLimits
+from bot.transport.budget import GlobalCap, Histogram, Metrics
+from bot.transport.outbox import Outbox, SendLimits
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
 from .test_outbox import running, texts
 
-LOGGER = "bot.outbox"
+LOGGER = "bot.transport.outbox"
 LIFTED = {"private_burst": 10**6, "private_per_second": 1e6, "group_max": 10**6}
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot import callbacks as cb
+from bot.ui import callbacks as cb
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, parse_card
 from durak.cards import deck
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot import callbacks as cb
+from bot.ui import callbacks as cb
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.fixtures import async_test
 

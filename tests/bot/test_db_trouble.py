@@ -18,7 +18,7 @@ import pytest
 from bot import dbguard
 from bot.__main__ import main
 from bot.config import Config
-from bot.timers import TurnTimers
+from bot.seats.timers import TurnTimers
 from durak import Rules
 from durak.service import ChatSettings, DatabaseError, GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot import callbacks as cb
+from bot.ui import callbacks as cb
 from durak import Pass, game_from_record, replay
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot import callbacks as cb
+from bot.ui import callbacks as cb
 from durak import replay
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits

@@ -276,7 +276,7 @@ def _coverable(seed: int) -> bool:
 
 
 def test_the_story_counts_what_was_taken_and_discarded_and_survives_a_restart():
-    from bot import events
+    from bot.ui import events
     from durak import Game, Rules
     from durak.games.base import restore
 
@@ -302,7 +302,7 @@ def test_the_story_counts_what_was_taken_and_discarded_and_survives_a_restart():
 
 
 def test_a_transfer_and_going_out_are_events():
-    from bot import events
+    from bot.ui import events
     from durak import Game, Rules, Transfer
 
     rules = Rules(transfer=True)
@@ -332,7 +332,7 @@ def test_a_transfer_and_going_out_are_events():
 
 
 def test_pile_games_tell_takes_and_going_out_and_never_crash():
-    from bot import events
+    from bot.ui import events
     from durak import Game, Rules, Take
 
     for game_name in ("own_trumps", "piled", "road"):
@@ -355,7 +355,7 @@ def test_pile_games_tell_takes_and_going_out_and_never_crash():
 
 def test_a_returned_card_is_no_pick_up():
     """return_last_card: the attack cards go back to the attacker; nobody took them."""
-    from bot import events
+    from bot.ui import events
     from durak import Game, ReturnCard, Rules
 
     for seed in range(300):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.outbox import Outbox, SendLimits
-from bot.presenter import PRIORITY_GROUP
+from bot.screens.presenter import PRIORITY_GROUP
+from bot.transport.outbox import Outbox, SendLimits
 from tests.fake_telegram.fixtures import async_test
 
 from .harness import durak_of, friends_and_admin, running_bot

@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from bot import callbacks as cb
-from bot import games_menu, games_text, render
-from bot import settings as menu
-from bot.i18n import _, language
 from bot.locales import catalogs
+from bot.ui import callbacks as cb
+from bot.ui import games_menu, games_text, render
+from bot.ui import settings_menu as menu
+from bot.ui.i18n import _, language
 from durak import Rules
 from durak.rules import FORBIDDEN
 from durak.service import ChatSettings

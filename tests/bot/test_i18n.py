@@ -17,11 +17,11 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract
 
-from bot import i18n, keyboards, render
-from bot import settings as menu
-from bot.i18n import N_, _, language, n_
 from bot.locales import catalogs
 from bot.locales.__main__ import main as locales_cli
+from bot.ui import i18n, keyboards, render
+from bot.ui import settings_menu as menu
+from bot.ui.i18n import N_, _, language, n_
 from durak import Game, Rules, Series
 from durak.selfplay import random_step
 from durak.service import SURRENDER, ChatSettings, Ending, Seat, Tally
@@ -310,7 +310,7 @@ def rendered_game(rules: Rules, players: int, series: str, seed: int) -> Iterato
 
 
 def labels(markup) -> list[str]:
-    if isinstance(markup, dict):  # bot/keyboards.py: the Bot API's JSON
+    if isinstance(markup, dict):  # bot/ui/keyboards.py: the Bot API's JSON
         return [b["text"] for row in markup["inline_keyboard"] for b in row]
     return [b.text for row in markup.inline_keyboard for b in row]
 
@@ -420,7 +420,7 @@ msgstr ""
 "Content-Type: text/plain; charset=UTF-8\n"
 "Plural-Forms: nplurals=3; plural=RU_PLURALS;\n"
 
-#: bot/render.py
+#: bot/ui/render.py
 #, python-brace-format
 msgid "Say \"{word}\"\tnow"
 msgstr ""

@@ -7,8 +7,8 @@ import asyncio
 import json
 import random
 
-from bot import callbacks as cb
-from bot import settings as menu
+from bot.ui import callbacks as cb
+from bot.ui import settings_menu as menu
 from durak import check_record
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test

@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from bot import callbacks as cb
-from bot import keyboards, render
-from bot.i18n import language
+from bot.ui import callbacks as cb
+from bot.ui import keyboards, render
+from bot.ui.i18n import language
 from durak import Game, Pass, Rules
 from durak.cards import CARDS, parse_card
 from durak.service import Seat, Tally

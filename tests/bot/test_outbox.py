@@ -22,14 +22,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.outbox import Outbox, SendLimits, retry_after_seconds
-from bot.request import AiohttpRequest, NotSentError, NotSentTimeout
+from bot.transport.outbox import Outbox, SendLimits, retry_after_seconds
+from bot.transport.request import AiohttpRequest, NotSentError, NotSentTimeout
 from tests.fake_telegram import Chat, FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
 SCALE = 0.02  # a minute lasts 1.2 s: 20 group edits per 1.2 s, 50 private edits per second
 LIMITS = SendLimits().scaled(SCALE)
-LOGGER = "bot.outbox"
+LOGGER = "bot.transport.outbox"
 
 
 # ------------------------------------------------------------------------- helpers

@@ -8,8 +8,8 @@ import asyncio
 import random
 from typing import Any
 
-from bot import callbacks as cb
-from bot.presenter import Presenter, acting, role
+from bot.screens.presenter import Presenter, acting, role
+from bot.ui import callbacks as cb
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
 from durak.service import FINISHED, RUNNING, GameInfo, Seat

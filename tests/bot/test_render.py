@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from bot import callbacks as cb
-from bot import keyboards, render
+from bot.ui import callbacks as cb
+from bot.ui import keyboards, render
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
 from durak.service import Seat

@@ -1,4 +1,4 @@
-"""The bot's HTTP client (bot/request.py) against small scripted HTTP servers on loopback."""
+"""The bot's HTTP client (bot/transport/request.py) against small scripted HTTP servers."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from bot import topics
-from bot.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
+from bot.transport import topics
+from bot.transport.request import AiohttpRequest, NotSent, UpdatesRequest, slim_updates
 from tests.fake_telegram.fixtures import async_test
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

@@ -24,8 +24,8 @@ from telegram.error import (
     TimedOut,
 )
 
-from bot.outbox import retry_after_seconds
-from bot.request import AiohttpRequest, BotApi, NotSentError
+from bot.transport.outbox import retry_after_seconds
+from bot.transport.request import AiohttpRequest, BotApi, NotSentError
 from tests.fake_telegram.fixtures import async_test
 
 from .test_request import read_request, serve

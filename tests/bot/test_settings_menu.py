@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 
-from bot import callbacks as cb
-from bot import render
-from bot import settings as menu
-from bot.i18n import language
+from bot.ui import callbacks as cb
+from bot.ui import render
+from bot.ui import settings_menu as menu
+from bot.ui.i18n import language
 from tests.fake_telegram.fixtures import async_test
 
 from .harness import Table, durak_of, friends_and_admin, running_bot

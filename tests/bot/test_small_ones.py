@@ -6,10 +6,10 @@ import asyncio
 import random
 from dataclasses import replace
 
-from bot import callbacks as cb
 from bot.app import DurakBot
-from bot.outbox import Outbox, SendLimits
-from bot.timers import TurnTimers
+from bot.seats.timers import TurnTimers
+from bot.transport.outbox import Outbox, SendLimits
+from bot.ui import callbacks as cb
 from durak.service import FINISHED, GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
 from tests.fake_telegram.models import Message

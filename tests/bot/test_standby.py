@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot.lease import LOST_EXIT_CODE
+from bot.standby import LOST_EXIT_CODE
 from tests.dbaccess import db_rows
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test

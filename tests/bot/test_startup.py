@@ -8,11 +8,11 @@ import logging
 import pytest
 from telegram.error import InvalidToken, NetworkError
 
-import bot.runner as runner
+import bot.transport.runner as runner
 from bot.__main__ import main
 from bot.app import Redact, build_application
 from bot.config import Config
-from bot.request import UpdatesRequest
+from bot.transport.request import UpdatesRequest
 from tests.fake_telegram.fixtures import async_test
 
 from .harness import free_port
@@ -51,7 +51,7 @@ class FlakyApp:
 async def test_start_retries_with_backoff_and_one_warning_per_attempt(monkeypatch, caplog):
     monkeypatch.setattr(runner, "BACKOFF", (0.01, 0.02))
     app = FlakyApp(NetworkError("connection refused"), NetworkError("connection refused"))
-    with caplog.at_level(logging.INFO, logger="bot.runner"):
+    with caplog.at_level(logging.INFO, logger="bot.transport.runner"):
         assert await runner._initialize(app, asyncio.Event())  # type: ignore[arg-type]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert app.calls == 3 and len(warnings) == 2
@@ -88,7 +88,7 @@ async def test_an_outage_is_one_warning_and_its_end_one_info(caplog):
     url = f"http://127.0.0.1:{port}/botT/getUpdates"
     request = UpdatesRequest(connect_timeout=1)
     await request.initialize()
-    with caplog.at_level(logging.INFO, logger="bot.request"):
+    with caplog.at_level(logging.INFO, logger="bot.transport.request"):
         for _ in range(3):
             with pytest.raises(NetworkError):
                 await request.do_request(url, "POST")
@@ -108,7 +108,9 @@ async def test_an_outage_is_one_warning_and_its_end_one_info(caplog):
         finally:
             server.close()
             await request.shutdown()
-    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "bot.request"]
+    lines = [
+        (r.levelname, r.getMessage()) for r in caplog.records if r.name == "bot.transport.request"
+    ]
     assert [level for level, _ in lines] == ["WARNING", "INFO"]
     assert all(r.exc_info is None for r in caplog.records)
 

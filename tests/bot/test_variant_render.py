@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot import callbacks as cb
-from bot import keyboards, render
+from bot.ui import callbacks as cb
+from bot.ui import keyboards, render
 from durak import Attack, Defend, Take
 from durak.actions import Beat, Lead, ReturnCard
 from durak.cards import Suit, parse_card, parse_cards
@@ -269,7 +269,7 @@ def test_a_pile_panel_offers_exactly_the_legal_leads():
 
 
 def test_pile_roles_notify_the_player_on_turn():
-    from bot.presenter import role
+    from bot.screens.presenter import role
 
     assert role(pile(), 1) == "answer"
     assert role(pile(), 0) is None

@@ -11,14 +11,15 @@ from typing import ClassVar
 import httpx
 import pytest
 
-from bot import callbacks as cb
-from bot import render, topics, webhook
 from bot.app import build_application
 from bot.config import Config, ConfigError, from_env
-from bot.outbox import SendLimits
-from bot.request import slim_update
-from bot.runner import serve
-from bot.webhook import MAX_BODY
+from bot.transport import topics, webhook
+from bot.transport.outbox import SendLimits
+from bot.transport.request import slim_update
+from bot.transport.runner import serve
+from bot.transport.webhook import MAX_BODY
+from bot.ui import callbacks as cb
+from bot.ui import render
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
@@ -166,7 +167,7 @@ async def test_a_body_over_a_mebibyte_is_refused(make_fake_telegram, tmp_path):
 
 
 def test_the_secret_is_compared_in_constant_time(monkeypatch):
-    import bot.webhook as webhook
+    import bot.transport.webhook as webhook
 
     calls = []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from bot.render import RANK_LETTERS
+from bot.ui.render import RANK_LETTERS
 from durak.cards import parse_card
 
 #: Each language's face letter back to the engine's rank (``Д`` -> ``Q``).

@@ -5,7 +5,7 @@ Telegram allows about 20 sends/edits a minute in a group, one a second in a priv
 each move. So the outbox keeps only the latest content per message *slot*, sends each chat's
 items in order at that chat's pace, lets the most urgent chat go first, and waits out 429s in
 the chat that got them without holding up the others. The bot-wide cap is fixed or learnt
-(``bot/budget.py``), and every minute a few INFO lines say what the budget was spent on.
+(``bot/transport/budget.py``), and every minute a few INFO lines say what the budget was spent on.
 
 Message texts may contain a player's hand: they are never logged at INFO or above.
 """
@@ -45,7 +45,7 @@ __all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
 _LOGGER = logging.getLogger(__name__)
 _NO_PREVIEW = {"is_disabled": True}
-# The outbox sends through BotApi (bot/request.py), not the named methods of PTB's Bot: they
+# The outbox sends through BotApi (transport/request.py), not the named methods of PTB's Bot: they
 # would parse every answer into a Message (a fifth of a busy bot's CPU). For a bot on another
 # request class BotApi calls Bot.do_api_request, which asks to use the named method instead:
 warnings.filterwarnings("ignore", message=r"Please use 'Bot\.", category=PTBUserWarning)
@@ -54,7 +54,7 @@ _GONE = ("message to edit not found", "message can't be edited")
 #: A forum topic deleted (or closed to the bot) under a running game: its posts go to General.
 _TOPIC_GONE = ("message thread not found", "topic_deleted", "topic_closed")
 
-#: A keyboard: PTB's object, or the Bot API's JSON (bot/keyboards.py builds that).
+#: A keyboard: PTB's object, or the Bot API's JSON (bot/ui/keyboards.py builds that).
 Markup = InlineKeyboardMarkup | dict[str, Any]
 #: Content made when it is sent: a slot shown many times between two sends renders once.
 Render = Callable[[], tuple[str, Markup | None]]
@@ -80,7 +80,7 @@ class SendLimits:
     private_window_max: int = 5
     slow_for: float = 60.0  # after a 429 in a chat: half its pace, no burst, this long
     global_per_second: float = 28.0  # whole bot (the start, in adaptive mode)
-    global_mode: str = "fixed"  # or "adaptive": learn the real budget (bot/budget.py)
+    global_mode: str = "fixed"  # or "adaptive": learn the real budget (bot/transport/budget.py)
     global_ceiling: float = 100.0  # adaptive: never above this
     period: float = 60.0  # the metrics' log lines and the adaptive cap's steps, seconds
     event_window: float = 10.0  # 429s in 3 chats within this many seconds: a bot-wide one
@@ -202,7 +202,7 @@ class Outbox:
     """Queues shows and sends, and delivers them from one worker task within the limits.
 
     Sends/edits start at least ``1 / cap`` apart, so at a fixed 28/s no second ever holds
-    more than 29 of them (Telegram allows 30); the cap may also adapt (``bot/budget.py``).
+    more than 29 of them (Telegram allows 30); the cap may also adapt (``bot/transport/budget.py``).
     Deleting the message a notification replaced is not paced: it is not a send.
     ``on_posted`` and ``on_forbidden`` are awaited before the chat's next item starts, so
     ids are persisted in the order they were posted.

@@ -8,7 +8,7 @@ from telegram import User
 
 from durak.service import ChatSettings, GameService
 
-from .i18n import DEFAULT, pick
+from ..ui.i18n import DEFAULT, pick
 
 
 class Languages:

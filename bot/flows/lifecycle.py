@@ -13,10 +13,11 @@ from telegram.constants import ChatMemberStatus, ChatType
 
 from durak.service import LOBBY, RUNNING, GameInfo, ServiceError
 
-from . import callbacks as cb
-from . import render, topics
+from ..transport import topics
+from ..ui import callbacks as cb
+from ..ui import render
+from ..ui.i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 from .handlers import Context, Handlers, sent_as
-from .i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 
 log = logging.getLogger(__name__)
 

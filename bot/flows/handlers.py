@@ -34,11 +34,13 @@ from durak.service import (
 )
 from durak.view import PileView
 
-from . import callbacks as cb
-from . import events, games_menu, games_text, keyboards, leaving, render, topics
-from . import settings as menu
-from .i18n import DEFAULT, N_, _, language
-from .presenter import Presenter, slot
+from ..screens.presenter import Presenter, slot
+from ..transport import topics
+from ..ui import callbacks as cb
+from ..ui import events, games_menu, games_text, keyboards, render
+from ..ui import settings_menu as menu
+from ..ui.i18n import DEFAULT, N_, _, language
+from . import leaving
 
 if TYPE_CHECKING:
     from .lifecycle import Lifecycle
@@ -578,7 +580,7 @@ class Handlers:
 
     async def _answer(self, query_id: str, answer: dict[str, Any]) -> None:
         try:
-            await self.outbox.api.answer(query_id, answer)  # not PTB's Bot (bot/request.py)
+            await self.outbox.api.answer(query_id, answer)  # not PTB's Bot (transport/request.py)
         except TelegramError as e:
             log.info("could not answer a callback query: %s", e)
 
@@ -586,7 +588,7 @@ class Handlers:
         query = update.callback_query
         assert query is not None
         user = query.from_user
-        where = topics.pressed(query)  # never query.message: PTB builds none (bot/topics.py)
+        where = topics.pressed(query)  # never query.message: PTB builds none (transport/topics)
         try:
             data = cb.decode(query.data)
         except cb.BadCallback:

@@ -8,7 +8,7 @@ bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
 
 The last timeouts are kept (in memory) for the table's line "Clara ran out of
-time: passed" (bot/presenter.py shows it for the rest of that bout and the next).
+time: passed" (bot/screens/presenter.py shows it for the rest of that bout and the next).
 
 A clock must never die with a failed write (a full disk for two seconds): storing a
 deadline is best effort (the clock runs in memory anyway), and a sweep re-arms every

@@ -321,7 +321,7 @@ def _button(text: str, game_id: int, version: int, action: Action) -> Button:
 
 def _data(game_id: int, version: int, m: cb.Move) -> str:
     """A game button's data: the state version only on a pass and a face-down slot,
-    which are made for the table their player saw (``bot/callbacks.py``); any other
+    which are made for the table their player saw (``bot/ui/callbacks.py``); any other
     press is checked when it arrives, so a panel need not change with every move."""
     return _encoded(game_id, version if isinstance(m, Pass | cb.Slot) else None, m)
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from durak.service import LOBBY, RUNNING, GameInfo, ServiceError
 
-from . import callbacks as cb
-from . import keyboards, render
-from .i18n import N_, _, language
-from .presenter import slot
+from ..screens.presenter import slot
+from ..ui import callbacks as cb
+from ..ui import keyboards, render
+from ..ui.i18n import N_, _, language
 
 if TYPE_CHECKING:
     from .handlers import Handlers

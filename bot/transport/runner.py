@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
-from .config import Config
+from ..config import Config
 from .webhook import WebhookServer
 
 __all__ = ["ALLOWED_UPDATES", "StartError", "serve"]

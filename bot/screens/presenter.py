@@ -17,11 +17,11 @@ from durak import Game, View
 from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
 from durak.view import PileView
 
-from . import events, keyboards, render
-from .i18n import _, language
+from ..seats.timers import TurnTimers
+from ..transport.outbox import Outbox
+from ..ui import events, keyboards, render
+from ..ui.i18n import _, language
 from .languages import Languages
-from .outbox import Outbox
-from .timers import TurnTimers
 
 log = logging.getLogger(__name__)
 

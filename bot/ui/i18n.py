@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po
 
 log = logging.getLogger(__name__)
 
-LOCALES = Path(__file__).parent / "locales"
+LOCALES = Path(__file__).parent.parent / "locales"
 DOMAIN = "durak"
 DEFAULT = "en"
 SUPPORTED = ("en", "ru", "uk", "pl")

@@ -19,10 +19,11 @@ from telegram import Update
 
 from durak.service import RUNNING, GameInfo, ServiceError
 
-from . import callbacks as cb
-from . import keyboards, render, topics
+from ..transport import topics
+from ..ui import callbacks as cb
+from ..ui import keyboards, render
+from ..ui.i18n import _
 from .handlers import Context, Handlers
-from .i18n import _
 
 log = logging.getLogger(__name__)
 

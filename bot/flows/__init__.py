@@ -1,0 +1,1 @@
+"""The flows: one module per thing a user does (commands and buttons)."""

@@ -1,0 +1,1 @@
+"""The seats no person fills: the turn timers and the AI players."""
