@@ -109,7 +109,11 @@ async def run(
         wall = time.perf_counter() - began
     finally:
         await service.close()
-    latencies.sort()
+    return _figures(latencies, finished, wall, open_s)
+
+
+def _figures(latencies: list[float], finished: int, wall: float, open_s: float) -> dict[str, float]:
+    latencies = sorted(latencies)
     return {
         "actions": len(latencies),
         "games_finished": finished,
