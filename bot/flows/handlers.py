@@ -19,9 +19,19 @@ from telegram.ext import ContextTypes
 from durak import Pass, View
 from durak.actions import Action, Attack
 from durak.cards import Card
-from durak.service import GameService
-from durak.service_errors import IllegalMove, NoLobby, ServiceError, StaleVersion
-from durak.service_types import CANCELLED, FINISHED, LOBBY, RUNNING, ChatSettings, GameInfo
+from durak.service import (
+    CANCELLED,
+    FINISHED,
+    LOBBY,
+    RUNNING,
+    ChatSettings,
+    GameInfo,
+    GameService,
+    IllegalMove,
+    NoLobby,
+    ServiceError,
+    StaleVersion,
+)
 from durak.view import PileView
 
 from ..screens.presenter import Presenter, slot

@@ -15,8 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from durak.service_errors import ServiceError
-from durak.service_types import LOBBY, RUNNING, GameInfo
+from durak.service import LOBBY, RUNNING, GameInfo, ServiceError
 
 from ..screens.presenter import slot
 from ..ui import callbacks as cb

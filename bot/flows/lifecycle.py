@@ -11,8 +11,7 @@ from typing import Any
 from telegram import ChatMemberUpdated, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus, ChatType
 
-from durak.service_errors import ServiceError
-from durak.service_types import LOBBY, RUNNING, GameInfo
+from durak.service import LOBBY, RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb

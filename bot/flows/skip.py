@@ -17,8 +17,7 @@ from typing import Any
 
 from telegram import Update
 
-from durak.service_errors import ServiceError
-from durak.service_types import RUNNING, GameInfo
+from durak.service import RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb

@@ -14,8 +14,7 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from durak import Game, View
-from durak.service import GameService
-from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, Tally
+from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
 from durak.view import PileView
 
 from ..seats.timers import TurnTimers
