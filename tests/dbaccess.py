@@ -72,9 +72,12 @@ _connections = _Connections()
 
 
 def pg_run(
-    url: str, statements: Sequence[tuple[str, Sequence[Any]]]
+    url: str, statements: Sequence[tuple[str, Sequence[Any]]], *, snapshot: bool = False
 ) -> list[list[tuple[Any, ...]]]:
-    """Run statements (``?`` placeholders), several in one transaction; each one's rows."""
+    """Run statements (``?`` placeholders), several in one transaction; each one's rows.
+
+    ``snapshot``: the transaction reads one snapshot (REPEATABLE READ); PostgreSQL's
+    default, READ COMMITTED, lets each statement see commits that landed meanwhile."""
 
     async def main() -> list[list[tuple[Any, ...]]]:
         conn = await _connections.get(url)
@@ -82,7 +85,8 @@ def pg_run(
             if len(statements) == 1:  # CREATE DATABASE may not run in a transaction
                 sql, params = statements[0]
                 return [[tuple(r) for r in await conn.fetch(pg_sql(sql), *params)]]
-            async with conn.transaction():
+            isolation = "repeatable_read" if snapshot else None
+            async with conn.transaction(isolation=isolation):
                 return [
                     [tuple(r) for r in await conn.fetch(pg_sql(sql), *params)]
                     for sql, params in statements

@@ -76,7 +76,7 @@ def _tables(db: Db) -> tuple[list[tuple[Any, ...]], ...] | str:
     if is_pg(db):
         if not has_schema(db):
             return ([], [], [], [])
-        return tuple(pg_run(str(db), [(q, ()) for q in queries]))
+        return tuple(pg_run(str(db), [(q, ()) for q in queries], snapshot=True))
     if not has_schema(db):
         return ([], [], [], [])
     conn = sqlite3.connect(db, isolation_level=None)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from durak.service import GameService
-from tests.dbaccess import Db, is_pg
+from tests.dbaccess import Db, db_rows, is_pg
 
 from .crash_check import Acks, check_database
 from .helpers import run, started, user, with_service
@@ -73,6 +73,20 @@ def _wait_ready(acks: Path, limit: float = 60) -> None:
     raise AssertionError(f"the child never got ready:\n{_err(acks)}")
 
 
+def _wait_sessions_gone(db: Db, limit: float = 30) -> None:
+    """Wait until the server has ended the killed child's sessions: a commit it sent
+    just before the kill may still land, and the check must see it in its own round."""
+    others = (
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    end = time.monotonic() + limit
+    while db_rows(db, others)[0][0]:
+        if time.monotonic() > end:
+            raise AssertionError("the killed child's sessions are still open on the server")
+        time.sleep(0.005)
+
+
 def _err(acks: Path) -> str:
     err = Path(f"{acks}.err")
     return err.read_text() if err.exists() else ""
@@ -102,6 +116,8 @@ def test_sigkill_at_random_moments(db: Db, tmp_path: Path) -> None:
             with contextlib.suppress(ProcessLookupError):  # it died by itself: said below
                 os.kill(pid, signal.SIGKILL)
             assert forker.reap() == signal.SIGKILL, f"the child died by itself:\n{_err(ack_file)}"
+            if is_pg(db):
+                _wait_sessions_gone(db)
             acts = 0
             text = ack_file.read_text() if ack_file.exists() else ""  # killed at once
             for line in text.splitlines(keepends=True):
