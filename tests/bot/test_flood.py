@@ -45,7 +45,7 @@ async def test_a_members_repeated_command_is_answered_once_a_minute(
         texts = [m.plain_text or "" for m in server.messages(group) if m.sender.is_bot]
         assert sum("/newgame" in t for t in texts) == 2
         assert sum("Deck:" in t for t in texts) == 1
-        handlers = durak_of(app).handlers
+        handlers = durak_of(app).flows
         assert handlers is not None
         handlers.repeat_window = 0  # a minute later: answered again
         await users[0].send(group, "/help")
