@@ -15,7 +15,7 @@ from durak.view import PileView
 
 from ..screens.presenter import slot
 from ..ui import callbacks as cb
-from ..ui import events, keyboards, render
+from ..ui import keyboards, render
 from ..ui.i18n import _
 from .context import Answer, FlowContext, Press
 
@@ -73,15 +73,7 @@ class Play:
                 return Answer(render.refusal("cannot_play"))
             if not set(move.cards) <= set(view.hand):
                 return Answer(render.refusal("not_in_hand"))
-            self.outbox.show(
-                user.id,
-                slot("panel", info.game_id),
-                render.panel_text(await self._panel_table(info, view))
-                + "\n\n"
-                + _("Choose the cards to open with, then play them."),
-                keyboards.picker(info.game_id, info.version, view, move.cards),
-                priority=3,
-            )
+            await self.presenter.picker(info, user.id, view, move.cards)
             return Answer()
         action: Action
         if isinstance(move, cb.Tap):
@@ -95,15 +87,7 @@ class Play:
                 return Answer(render.refusal(code))  # a mis-tap: a toast (issue 11)
             several = isinstance(options[0], Attack) and len(options[0].cards) > 1
             if len(options) > 1 or several:  # a pair is confirmed, not played by one tap
-                self.outbox.show(
-                    user.id,
-                    slot("panel", info.game_id),
-                    render.panel_text(await self._panel_table(info, view))
-                    + "\n\n"
-                    + _("What should {card} do?").format(card=render.card(move.card)),
-                    keyboards.choice(info.game_id, info.version, options),
-                    priority=3,
-                )
+                await self.presenter.choice(info, user.id, view, move.card, options)
                 return Answer()
             action = options[0]
         else:
@@ -117,13 +101,6 @@ class Play:
             data.version if isinstance(action, Pass) else None,
             data.version,
             crossed,
-        )
-
-    async def _panel_table(self, info: GameInfo, view: View | PileView) -> render.Table:
-        title = await self.presenter.titles.get(info.chat_id)
-        story = events.story(info.game_id, info.game) if info.game is not None else None
-        return render.Table(
-            info.game_id, info.version, title, info.seats, view, info.ending, story=story
         )
 
     async def _play(

@@ -14,6 +14,8 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from durak import Game, View
+from durak.actions import Action
+from durak.cards import Card
 from durak.service import GameService
 from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, Tally
 from durak.view import PileView
@@ -513,6 +515,51 @@ class Presenter:
         )
         if over:
             self.outbox.release(user_id, slot("panel", info.game_id))
+
+    async def choice(
+        self,
+        info: GameInfo,
+        user_id: int,
+        view: View | PileView,
+        card: Card,
+        options: list[Action],
+    ) -> None:
+        """A tapped card that can do more than one thing (or a pair to confirm): the
+        panel asks what it should do."""
+        prompt = _("What should {card} do?").format(card=render.card(card))
+        markup = keyboards.choice(info.game_id, info.version, options)
+        await self._with_question(info, user_id, view, prompt, markup)
+
+    async def picker(
+        self, info: GameInfo, user_id: int, view: View, chosen: tuple[Card, ...]
+    ) -> None:
+        """The several-card opening picker, with ``chosen`` so far."""
+        prompt = _("Choose the cards to open with, then play them.")
+        markup = keyboards.picker(info.game_id, info.version, view, chosen)
+        await self._with_question(info, user_id, view, prompt, markup)
+
+    async def _with_question(
+        self,
+        info: GameInfo,
+        user_id: int,
+        view: View | PileView,
+        prompt: str,
+        markup: keyboards.Markup,
+    ) -> None:
+        """The panel with a question in place of the hand's buttons: the player's own
+        view of the table as it is now (no clock: he is answering), then the question."""
+        title = await self.titles.get(info.chat_id)
+        story = events.story(info.game_id, info.game) if info.game is not None else None
+        table = render.Table(
+            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+        )
+        self.outbox.show(
+            user_id,
+            slot("panel", info.game_id),
+            render.panel_text(table) + "\n\n" + prompt,
+            markup,
+            priority=PRIORITY_ACTOR,
+        )
 
     async def _table(
         self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()
