@@ -22,8 +22,8 @@ from durak.service_types import RUNNING, GameInfo
 from .config import Config
 from .flows import Flows
 from .screens.languages import Languages
-from .screens.presenter import Presenter, Titles, parse_slot, slot
-from .seats.ai_pool import HARD_BUDGET_MS, AiPlayers
+from .screens.presenter import Presenter, Titles, parse_place, place
+from .seats.ai_pool import HARD_BUDGET_MS, AiPool
 from .seats.timers import TurnTimers
 from .standby import hold_lease, release_lease
 from .transport.outbox import Outbox, SendLimits
@@ -103,7 +103,7 @@ class DurakBot:
     away_delay: float = 1.0
     ai_pause: float = 1.2
     hard_budget_ms: int = HARD_BUDGET_MS  # the budget the arena measured
-    ai: AiPlayers | None = None
+    ai: AiPool | None = None
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
@@ -123,7 +123,7 @@ class DurakBot:
         titles = Titles(app.bot)
         self.langs = Languages(self.service)
         self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
-        self.ai = AiPlayers(self.hard_budget_ms)
+        self.ai = AiPool(self.hard_budget_ms)
         self.timers = TurnTimers(
             self.service,
             self.presenter.changed,
@@ -188,7 +188,7 @@ class DurakBot:
         games = await self.service.running_games()
         for info in games:
             for m in info.messages:
-                self.outbox.remember(m.chat_id, slot(m.kind, info.game_id), m.message_id)
+                self.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
         assert self.timers is not None
         await self.timers.resume(games)
         for info in games:
@@ -199,8 +199,8 @@ class DurakBot:
         for info in await self.service.suit_choices():  # own trumps: the clock runs on
             await self.presenter.changed(info)
 
-    async def _posted(self, chat_id: int, slot_name: str, message_id: int) -> None:
-        parsed = parse_slot(slot_name)
+    async def _posted(self, chat_id: int, place: str, message_id: int) -> None:
+        parsed = parse_place(place)
         if parsed is None or self.service is None:
             return
         kind, game_id = parsed

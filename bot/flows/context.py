@@ -20,7 +20,7 @@ from telegram.ext import ContextTypes
 from durak.service import GameService
 from durak.service_types import GameInfo
 
-from ..screens.presenter import Presenter, slot
+from ..screens.presenter import Presenter, place
 from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
@@ -104,7 +104,7 @@ class Questions:
             text = _("Cancel the game for everyone? Nobody is the durak.")
         self._outbox.show(
             user_id,
-            slot("confirm", info.game_id),
+            place("confirm", info.game_id),
             "❓ " + text,
             keyboards.confirm(kind, info.game_id, token),
             notify=True,
@@ -126,7 +126,9 @@ class Questions:
 
     def answered(self, pending: Pending, text: str) -> None:
         """The question's message loses its buttons and says what happened."""
-        self._outbox.show(pending.user_id, slot("confirm", pending.game_id), text, None, priority=3)
+        self._outbox.show(
+            pending.user_id, place("confirm", pending.game_id), text, None, priority=3
+        )
 
 
 class FlowContext:

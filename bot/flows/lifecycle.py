@@ -142,8 +142,8 @@ class Lifecycle:
         status = change.new_chat_member.status
         if status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
             return
-        for slot_name in ("settings",):
-            self.outbox.forget(change.chat.id, slot_name)
+        for place in ("settings",):
+            self.outbox.forget(change.chat.id, place)
         for thread in await self.service.open_topics(change.chat.id):  # every topic's game
             info = await self.service.close_chat(change.chat.id, thread)
             if info is None:

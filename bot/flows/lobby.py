@@ -13,7 +13,7 @@ from telegram.error import Forbidden, TelegramError
 from durak.service_errors import NoLobby, ServiceError
 from durak.service_types import CANCELLED, LOBBY, RUNNING, GameInfo
 
-from ..screens.presenter import slot
+from ..screens.presenter import place
 from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import games_text, keyboards, render
@@ -79,7 +79,7 @@ class Lobbies:
         """``/newgame`` while a game runs: no second game, a link to the table (a
         supergroup's message link, in its topic), sent as a reply to the table so that
         a basic group, which has no message links, can jump to it too."""
-        table = self.outbox.message_id(info.chat_id, slot("table", info.game_id))
+        table = self.outbox.message_id(info.chat_id, place("table", info.game_id))
         table = table or info.message("table", info.chat_id)
         text = render.refusal("game_running")
         link = group_link(info.chat_id, table, info.thread_id)
@@ -154,7 +154,7 @@ class Lobbies:
             group=render.esc(title)
         )
         link = group_link(
-            info.chat_id, self.outbox.message_id(info.chat_id, slot("lobby", info.game_id))
+            info.chat_id, self.outbox.message_id(info.chat_id, place("lobby", info.game_id))
         )
         if link:
             text += "\n" + _('<a href="{link}">Back to the group</a>').format(link=link)

@@ -13,7 +13,7 @@ from durak.service_errors import IllegalMove, StaleVersion
 from durak.service_types import FINISHED, RUNNING, GameInfo
 from durak.view import PileView
 
-from ..screens.presenter import slot
+from ..screens.presenter import place
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
 from ..ui.i18n import _
@@ -49,7 +49,7 @@ class Play:
                 return Answer(render.refusal("game_over"), alert=True)
             if was_away:  # back: the table drops his 🤖 mark, his own clock runs again
                 await self.presenter.changed(info)
-        current = self.outbox.message_id(user.id, slot("panel", info.game_id))
+        current = self.outbox.message_id(user.id, place("panel", info.game_id))
         if current is not None and where is not None and where.message_id != current:
             await self.presenter.panel(info, user.id)
             return Answer(render.refusal("old_panel"))
@@ -130,7 +130,7 @@ class Play:
             return Answer(render.refusal("stale_version"))
         except IllegalMove as e:
             behind = seen is not None and seen != info.version
-            if behind or crossed or self.outbox.pending(user, slot("panel", info.game_id)):
+            if behind or crossed or self.outbox.pending(user, place("panel", info.game_id)):
                 # pressed on a panel the game has left behind (the buttons carry no
                 # version: its newer content may still be on its way): look again
                 if behind:

@@ -32,11 +32,12 @@ log = logging.getLogger(__name__)
 PRIORITY_ACTOR, PRIORITY_GROUP, PRIORITY_PANEL = 3, 2, 0
 
 
-def slot(kind: str, game_id: int) -> str:
+def place(kind: str, game_id: int) -> str:
+    """The outbox's name of a game's message place: ``lobby``, ``table``, ``panel``..."""
     return f"{kind}:{game_id}"
 
 
-def parse_slot(text: str) -> tuple[str, int] | None:
+def parse_place(text: str) -> tuple[str, int] | None:
     kind, _sep, game = text.partition(":")
     if kind in ("lobby", "table", "panel") and game.isdigit():
         return kind, int(game)
@@ -100,10 +101,10 @@ def panel_key(view: View | PileView, seat: int, left: int | None) -> tuple[objec
         return ("over",)
     if acting(view, seat):
         return ("act", view.moves, None if left is None else render.time_left(left))
-    place: tuple[object, ...] = ()
+    position: tuple[object, ...] = ()
     if isinstance(view, View):
-        place = (view.attacker == seat, view.defender == seat, view.slots, view.shown_hands)
-    return ("wait", view.hand, view.seats[seat].out, place)
+        position = (view.attacker == seat, view.defender == seat, view.slots, view.shown_hands)
+    return ("wait", view.hand, view.seats[seat].out, position)
 
 
 def bout_of(view: View) -> tuple[object, ...]:
@@ -212,7 +213,7 @@ class Presenter:
         following = await self._next_deal(info) if finished or info.status == FINISHED else None
         if following is not None:
             # before the ended deal's panels are shown for the last time, which lets its
-            # table slot go (the outbox drops the id once nothing is queued for it)
+            # table place go (the outbox drops the id once nothing is queued for it)
             self._carry_table(info, following)
             await self.game(info.game_id, info, table=False)
             await self.ended(info, following)
@@ -272,7 +273,7 @@ class Presenter:
         text = _suit_content(lang, await self.titles.get(info.chat_id))
         self.outbox.show(
             seat.user_id,
-            slot("panel", info.game_id),
+            place("panel", info.game_id),
             text,
             keyboards.suits(info.game_id, choice.free),
             notify=True,
@@ -300,7 +301,7 @@ class Presenter:
             markup = None
         self.outbox.show(
             info.chat_id,
-            slot("lobby", info.game_id),
+            place("lobby", info.game_id),
             text,
             markup,
             notify=repost,
@@ -308,7 +309,7 @@ class Presenter:
             thread=info.thread_id,
         )
         if info.status != "lobby":  # closed for good: its id need not be kept
-            self.outbox.release(info.chat_id, slot("lobby", info.game_id))
+            self.outbox.release(info.chat_id, place("lobby", info.game_id))
 
     async def _next_deal(self, info: GameInfo) -> GameInfo | None:
         """The next deal of a sprint match that goes on after this ended deal."""
@@ -322,13 +323,13 @@ class Presenter:
 
     def _carry_table(self, ended: GameInfo, following: GameInfo) -> None:
         """One table message for the whole match: the next deal edits the same one."""
-        old = slot("table", ended.game_id)
+        old = place("table", ended.game_id)
         message_id = self.outbox.message_id(ended.chat_id, old)
         if message_id is None:  # e.g. after a restart: the id as stored for the deal
             message_id = ended.message("table", ended.chat_id)
         self.outbox.forget(ended.chat_id, old)
         if message_id is not None:
-            self.outbox.remember(ended.chat_id, slot("table", following.game_id), message_id)
+            self.outbox.remember(ended.chat_id, place("table", following.game_id), message_id)
 
     async def game(self, game_id: int, info: GameInfo | None = None, table: bool = True) -> None:
         """Show the game's current state everywhere; notify whoever must open or defend
@@ -344,15 +345,15 @@ class Presenter:
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
         group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
-        table_slot = slot("table", game_id)
-        if self.outbox.message_id(info.chat_id, table_slot) is None:
+        table_place = place("table", game_id)
+        if self.outbox.message_id(info.chat_id, table_place) is None:
             known = info.message("table", info.chat_id)  # e.g. a match's earlier deal
             if known is not None:
-                self.outbox.remember(info.chat_id, table_slot, known)
+                self.outbox.remember(info.chat_id, table_place, known)
         if table:
             self.outbox.show_later(
                 info.chat_id,
-                table_slot,
+                table_place,
                 functools.partial(_table_content, group_lang, shown, game, self.username, over),
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
@@ -379,7 +380,7 @@ class Presenter:
             self._shown[key] = shows
             self.outbox.show_later(
                 seat.user_id,
-                slot("panel", game_id),
+                place("panel", game_id),
                 functools.partial(
                     _panel_content,
                     await self.langs.of_user(seat.user_id),
@@ -392,10 +393,10 @@ class Presenter:
                 decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
-            self.outbox.release(info.chat_id, slot("table", game_id))
+            self.outbox.release(info.chat_id, place("table", game_id))
             for seat in info.seats:
                 if not seat.is_ai:
-                    self.outbox.release(seat.user_id, slot("panel", game_id))
+                    self.outbox.release(seat.user_id, place("panel", game_id))
             self._forget(game_id, info)
 
     def _timeouts_for(self, game_id: int, bout: int) -> tuple[tuple[int, str], ...]:
@@ -504,7 +505,7 @@ class Presenter:
             self._shown[(info.game_id, seat)] = panel_key(game.view(seat), seat, table.seconds_left)
         self.outbox.show_later(
             user_id,
-            slot("panel", info.game_id),
+            place("panel", info.game_id),
             functools.partial(_panel_content, lang, table, game, seat, over, full),
             notify=notify,
             priority=PRIORITY_ACTOR,
@@ -514,7 +515,7 @@ class Presenter:
             else functools.partial(self._notify, info.game_id, game, seat, user_id),
         )
         if over:
-            self.outbox.release(user_id, slot("panel", info.game_id))
+            self.outbox.release(user_id, place("panel", info.game_id))
 
     async def choice(
         self,
@@ -555,7 +556,7 @@ class Presenter:
         )
         self.outbox.show(
             user_id,
-            slot("panel", info.game_id),
+            place("panel", info.game_id),
             render.panel_text(table) + "\n\n" + prompt,
             markup,
             priority=PRIORITY_ACTOR,
