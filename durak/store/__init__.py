@@ -11,8 +11,8 @@ import os
 
 from . import base
 from .base import ActionWrite, GameRow, LoggedAction
+from .sql import APPLICATION_ID
 from .sqlite import (
-    APPLICATION_ID,
     BUSY_TIMEOUT_MS,
     MIGRATIONS,
     SCHEMA_VERSION,

@@ -29,7 +29,8 @@ from collections.abc import Callable
 
 import asyncpg
 
-from .postgres import APPLICATION_ID, BOT_LEASE, redact
+from .postgres import BOT_LEASE, redact
+from .sql import APPLICATION_ID
 
 log = logging.getLogger(__name__)
 

@@ -3,16 +3,18 @@ every family (variants and pile games included), and at every state the group's
 table and every seat's panel (as sent and as Refresh shows it) in two languages,
 plus the snapshot the service stores per action.
 
-    python -m tests.bot.bench_render
+    python -m tests.bot.bench_render [--steps 300]
 
 Prints how many states it rendered and a SHA-256 of everything rendered: two trees
 that render alike print the same digest (the check that a speed-up changed no
-text, button or snapshot). Time it with ``/usr/bin/time -f %U`` (BENCHMARKS.md,
-"Issue 10 item 1: one view per state, rendering once").
+text, button or snapshot; the digest quoted is at the default ``--steps``). Time it
+with ``/usr/bin/time -f %U`` (docs/benchmarks-log.md, "Issue 10 item 1: one view per
+state, rendering once").
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import random
@@ -39,7 +41,10 @@ RULES = [
 ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.bot.bench_render")
+    parser.add_argument("--steps", type=int, default=300, help="actions at most per game")
+    steps = parser.parse_args(argv).steps
     digest = hashlib.sha256()
     count = 0
     for gi, rules in enumerate(RULES):
@@ -50,7 +55,7 @@ def main() -> None:
             g = Game.from_seed(rules, NAMES[:n], game_id)
             seats = tuple(Seat(i, 100 + i, name) for i, name in enumerate(g.players))
             rng = random.Random(k)
-            for _step in range(300):
+            for _step in range(steps):
                 story = events.story(game_id, g)
                 t = render.Table(
                     game_id, len(g.history), "Chat", seats, g.view(None), None, 20, story, ()

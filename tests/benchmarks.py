@@ -1,0 +1,121 @@
+"""Every benchmark of BENCHMARKS.md at a tiny size: a crash fails, figures are not judged.
+
+    python -m tests.benchmarks [--no-postgres]
+
+Runs each command as BENCHMARKS.md gives it, with a few games and seconds
+instead of thousands, so that a benchmark nobody ran for a while cannot rot
+(``.ci/run`` runs this). The PostgreSQL runs use a throwaway cluster
+(``tests/pgcluster.py``); without PostgreSQL they are skipped with the reason,
+unless ``CI=true``. The game service's benchmark is ``python -m
+durak.service.bench`` once ``durak/service/`` is a package; before it, the
+old module is not run and the line says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tests.pgcluster import Cluster, unavailable
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ENGINE = [
+    ["-m", "durak", "bench", "--games", "20", "--players", "4"],
+    ["-m", "durak", "bench", "--games", "5", "--players", "4", "--rules", '{"game": "own_trumps"}'],
+    ["-m", "durak", "bench", "--games", "5", "--players", "4", "--rules", '{"game": "piled"}'],
+    ["-m", "durak", "bench", "--games", "5", "--players", "4", "--rules", '{"game": "road"}'],
+    ["-m", "durak", "arena", "--agents", "hard,greedy", "--games", "2", "--seed", "1",
+     "--budget-ms", "20"],
+    ["-m", "durak", "arena", "--agents", "hard,greedy,greedy,greedy", "--players", "4",
+     "--games", "2", "--seed", "1", "--budget-ms", "20", "--jobs", "2"],
+    ["-m", "durak", "arena", "--agents", "normal,random,random", "--games", "2", "--seed", "1",
+     "--rules", '{"game": "road"}'],
+    ["-m", "durak", "arena", "--agents", "normal,random*2", "--games", "2", "--seed", "1",
+     "--rules", '{"english": true}'],
+    ["-m", "durak", "selfplay", "--games", "5", "--players", "2-6", "--seed", "1",
+     "--rules", '{"transfer": true}', "--out", "records"],  # README's self-play
+    ["-m", "tests.bot.bench_render", "--steps", "10"],
+]  # fmt: skip
+
+SERVICE_SIZE = ["--games", "2", "--players", "2", "--actions", "500"]
+BOT = ["-m", "tests.bot.bench_bot", "--games", "2", "--players", "2", "--seconds", "2"]
+
+
+def service_bench() -> list[str] | None:
+    """The service benchmark's module, or None while durak/service/ is not a package yet."""
+    if (ROOT / "durak" / "service" / "bench.py").is_file():
+        return ["-m", "durak.service.bench"]
+    if (ROOT / "durak" / "service").is_dir():
+        raise SystemExit("durak/service/ has no bench.py: where did the service benchmark go?")
+    return None
+
+
+def commands(pg_url: str | None) -> list[list[str]]:
+    runs = list(ENGINE)
+    service = service_bench()
+    if service is not None:
+        # 2 players, 500 actions: games end and "play again" runs (the crash issue 24 names)
+        runs.append([*service, *SERVICE_SIZE])
+        runs.append([*service, *SERVICE_SIZE, "--parallel"])
+    runs.append([*BOT, "--time-scale", "0.05"])
+    runs.append([*BOT, "--time-scale", "0.05", "--webhook", "--delay", "0.01"])
+    runs.append([*BOT, "--think", "0.2"])
+    if pg_url is not None:
+        if service is not None:
+            runs.append([*service, *SERVICE_SIZE, "--db", pg_url + "service"])
+        runs.append([*BOT, "--time-scale", "0.05", "--db", pg_url + "bot"])
+    return runs
+
+
+def run(pg_url: str | None) -> int:
+    if service_bench() is None:
+        print("== python -m durak.service.bench: lands with the durak/service/ package; "
+              "python -m durak.service_bench is not run on this tree", flush=True)  # fmt: skip
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="durak-bench-") as work:
+        for args in commands(pg_url):
+            shown = " ".join(a if " " not in a else repr(a) for a in args)
+            print(f"== python {shown}", flush=True)
+            started = time.monotonic()
+            done = subprocess.run([sys.executable, *args], cwd=work, check=False)
+            seconds = time.monotonic() - started
+            if done.returncode != 0:
+                failed += 1
+                print(f"   FAILED with exit code {done.returncode} ({seconds:.1f} s)", flush=True)
+            else:
+                print(f"   ok ({seconds:.1f} s)", flush=True)
+    print(f"== benchmarks at a tiny size: {'FAILED ' + str(failed) if failed else 'all ran'}")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL runs")
+    args = parser.parse_args(argv)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    reason = "--no-postgres" if args.no_postgres else unavailable()
+    if reason is not None:
+        if os.environ.get("CI") == "true" and not args.no_postgres:
+            print(f"CI must run the PostgreSQL benchmarks: {reason}", file=sys.stderr)
+            return 1
+        print(f"== the PostgreSQL runs are skipped: {reason}", flush=True)
+        return run(None)
+    from tests.dbaccess import pg_run
+
+    with Cluster() as cluster:
+        for name in ("service", "bot"):
+            pg_run(cluster.url, [(f"CREATE DATABASE bench{name}", ())])
+        return run(cluster.url_of("bench"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
