@@ -15,9 +15,7 @@ from telegram.ext import (
     ApplicationBuilder,
 )
 
-from durak.service import GameService
-from durak.service_errors import ServiceError
-from durak.service_types import RUNNING, GameInfo
+from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
 from .config import Config
 from .flows import Flows

@@ -6,9 +6,7 @@ Runs each command as BENCHMARKS.md gives it, with a few games and seconds
 instead of thousands, so that a benchmark nobody ran for a while cannot rot
 (``.ci/run`` runs this). The PostgreSQL runs use a throwaway cluster
 (``tests/pgcluster.py``); without PostgreSQL they are skipped with the reason,
-unless ``CI=true``. The game service's benchmark is ``python -m
-durak.service.bench`` once ``durak/service/`` is a package; before it, the
-old module is not run and the line says so.
+unless ``CI=true``.
 """
 
 from __future__ import annotations
@@ -44,40 +42,26 @@ ENGINE = [
     ["-m", "tests.bot.bench_render", "--steps", "10"],
 ]  # fmt: skip
 
+SERVICE = ["-m", "durak.service.bench"]
 SERVICE_SIZE = ["--games", "2", "--players", "2", "--actions", "500"]
 BOT = ["-m", "tests.bot.bench_bot", "--games", "2", "--players", "2", "--seconds", "2"]
 
 
-def service_bench() -> list[str] | None:
-    """The service benchmark's module, or None while durak/service/ is not a package yet."""
-    if (ROOT / "durak" / "service" / "bench.py").is_file():
-        return ["-m", "durak.service.bench"]
-    if (ROOT / "durak" / "service").is_dir():
-        raise SystemExit("durak/service/ has no bench.py: where did the service benchmark go?")
-    return None
-
-
 def commands(pg_url: str | None) -> list[list[str]]:
     runs = list(ENGINE)
-    service = service_bench()
-    if service is not None:
-        # 2 players, 500 actions: games end and "play again" runs (the crash issue 24 names)
-        runs.append([*service, *SERVICE_SIZE])
-        runs.append([*service, *SERVICE_SIZE, "--parallel"])
+    # 2 players, 500 actions: games end and "play again" runs (the crash issue 24 names)
+    runs.append([*SERVICE, *SERVICE_SIZE])
+    runs.append([*SERVICE, *SERVICE_SIZE, "--parallel"])
     runs.append([*BOT, "--time-scale", "0.05"])
     runs.append([*BOT, "--time-scale", "0.05", "--webhook", "--delay", "0.01"])
     runs.append([*BOT, "--think", "0.2"])
     if pg_url is not None:
-        if service is not None:
-            runs.append([*service, *SERVICE_SIZE, "--db", pg_url + "service"])
+        runs.append([*SERVICE, *SERVICE_SIZE, "--db", pg_url + "service"])
         runs.append([*BOT, "--time-scale", "0.05", "--db", pg_url + "bot"])
     return runs
 
 
 def run(pg_url: str | None) -> int:
-    if service_bench() is None:
-        print("== python -m durak.service.bench: lands with the durak/service/ package; "
-              "python -m durak.service_bench is not run on this tree", flush=True)  # fmt: skip
     failed = 0
     with tempfile.TemporaryDirectory(prefix="durak-bench-") as work:
         for args in commands(pg_url):

@@ -21,12 +21,9 @@ def _named(text: str) -> set[tuple[str, ...]]:
 def test_every_command_of_the_table_runs_at_a_tiny_size() -> None:
     table = (ROOT / "BENCHMARKS.md").read_text().split("\n| figure |", 1)[1]
     named = _named(table) - {("pytest",)}
-    named = {("durak.service.bench",) if n == ("durak.service_bench",) else n for n in named}
     run = _named(
         " ".join(["python " + " ".join(c) for c in benchmarks.commands("postgresql://x/")])
     )
-    if benchmarks.service_bench() is None:  # lands with the durak/service/ package
-        named.discard(("durak.service.bench",))
     assert named, "no command found in BENCHMARKS.md's table"
     assert named <= run, f"in BENCHMARKS.md but not run by tests.benchmarks: {named - run}"
 

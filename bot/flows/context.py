@@ -17,8 +17,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from durak.service import GameService
-from durak.service_types import GameInfo
+from durak.service import GameInfo, GameService
 
 from ..screens.presenter import Presenter, place
 from ..transport import topics

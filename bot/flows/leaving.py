@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from telegram import Update
 
-from durak.service_errors import ServiceError
-from durak.service_types import RUNNING, GameInfo
+from durak.service import RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
 from ..ui import render

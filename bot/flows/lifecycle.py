@@ -10,8 +10,7 @@ import logging
 from telegram import ChatMemberUpdated, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus, ChatType
 
-from durak.service_errors import ServiceError
-from durak.service_types import LOBBY, RUNNING
+from durak.service import LOBBY, RUNNING, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb

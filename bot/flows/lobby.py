@@ -10,8 +10,7 @@ from telegram import Update, User
 from telegram.constants import ChatType
 from telegram.error import Forbidden, TelegramError
 
-from durak.service_errors import NoLobby, ServiceError
-from durak.service_types import CANCELLED, LOBBY, RUNNING, GameInfo
+from durak.service import CANCELLED, LOBBY, RUNNING, GameInfo, NoLobby, ServiceError
 
 from ..screens.presenter import place
 from ..transport import topics

@@ -9,8 +9,7 @@ from dataclasses import replace
 from durak import Pass, View
 from durak.actions import Action, Attack
 from durak.cards import Card
-from durak.service_errors import IllegalMove, StaleVersion
-from durak.service_types import FINISHED, RUNNING, GameInfo
+from durak.service import FINISHED, RUNNING, GameInfo, IllegalMove, StaleVersion
 from durak.view import PileView
 
 from ..screens.presenter import place

@@ -13,7 +13,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
-from durak.service_errors import ServiceError
+from durak.service import ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb

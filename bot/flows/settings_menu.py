@@ -8,7 +8,7 @@ from typing import Any
 from telegram import Chat, Update, User
 from telegram.error import TelegramError
 
-from durak.service_types import ChatSettings, GameInfo
+from durak.service import ChatSettings, GameInfo
 
 from ..transport import topics
 from ..ui import games_menu, games_text, render

@@ -16,8 +16,7 @@ import logging
 
 from telegram import Update
 
-from durak.service_errors import ServiceError
-from durak.service_types import RUNNING, GameInfo
+from durak.service import RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from telegram import User
 
-from durak.service import GameService
-from durak.service_types import ChatSettings
+from durak.service import ChatSettings, GameService
 
 from ..ui.i18n import DEFAULT, pick
 

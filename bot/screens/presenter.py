@@ -16,8 +16,7 @@ from telegram.error import TelegramError
 from durak import Game, View
 from durak.actions import Action
 from durak.cards import Card
-from durak.service import GameService
-from durak.service_types import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, Tally
+from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
 from durak.view import PileView
 
 from ..seats.timers import TurnTimers

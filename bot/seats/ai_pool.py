@@ -31,7 +31,7 @@ from durak.actions import Action
 from durak.ai import PileObservation, decide, observation_for, to_action
 from durak.ai.agents import BUDGET_MS, Choice
 from durak.ai.observation import Observation
-from durak.service_types import GameInfo
+from durak.service import GameInfo
 
 from .timers import fallback_action
 

@@ -26,9 +26,7 @@ from typing import Any
 
 from durak import Game
 from durak.actions import Action
-from durak.service import GameService
-from durak.service_errors import ServiceError, StaleVersion
-from durak.service_types import RUNNING, ChatSettings, GameInfo
+from durak.service import RUNNING, ChatSettings, GameInfo, GameService, ServiceError, StaleVersion
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from durak import Rules
-from durak.service_types import ChatSettings
+from durak.service import ChatSettings
 
 from . import callbacks as cb
 from . import games_text

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from durak import Card, Rules, View
 from durak.actions import Attack
 from durak.cards import deck
-from durak.service_types import SURRENDER, Ending, GameInfo, Seat, Tally
+from durak.service import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
 from . import games_text

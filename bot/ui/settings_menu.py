@@ -11,7 +11,7 @@ from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from durak.service_types import ChatSettings
+from durak.service import ChatSettings
 
 from . import callbacks as cb
 from . import games_menu, games_text

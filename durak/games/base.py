@@ -113,6 +113,16 @@ class Game:
         return family(rules).from_seed(rules, players, seed, series)
 
     @classmethod
+    def choosing_order(
+        cls, rules: Rules, players: Sequence[str], seed: int | str
+    ) -> tuple[int, ...]:
+        """The seats, in turn, that choose their own trump suit before the first deal
+        ``seed`` gives (own trumps, PILE-GAMES.md 2.2); empty for a game without that
+        choice. A lobby asks its players in this order before it deals."""
+        chosen = family(rules)
+        return () if chosen is cls else chosen.choosing_order(rules, players, seed)
+
+    @classmethod
     def from_start(cls, rules: Rules, players: Sequence[str], start: dict[str, Any]) -> Game:
         """The game at a record's ``start`` (a deck order or a position);
         :class:`~durak.errors.MalformedRecord` if it is not well formed."""

@@ -3,7 +3,7 @@
 Two backends implement it, SQLite (:mod:`durak.store.sqlite`, the default) and
 PostgreSQL; the service talks only to :class:`Store` and :class:`Tx`, and the
 same service tests run against both. Rows travel as the small values below and
-those of :mod:`durak.service_types`; JSON columns (rules, start, snapshot,
+those of :mod:`durak.service.types`; JSON columns (rules, start, snapshot,
 steps, settings) stay text, so the store never needs to understand a game.
 
 What every backend guarantees (the service relies on each):
@@ -16,7 +16,7 @@ What every backend guarantees (the service relies on each):
   even two processes, from both applying version N+1.
 - At most one lobby or running game per chat (``insert_game`` returns ``None``).
 - Schema migrations are versioned in the database; a database newer than the
-  code is refused with :class:`~durak.service_errors.DatabaseError`, as is any
+  code is refused with :class:`~durak.service.errors.DatabaseError`, as is any
   failure of the database itself.
 """
 
@@ -28,7 +28,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 
 
 @dataclass(frozen=True, slots=True)

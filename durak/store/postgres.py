@@ -39,7 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from ..service_errors import DatabaseError
+from ..service.errors import DatabaseError
 from .base import ActionWrite
 from .migrations import Migration, versions
 from .sql import APPLICATION_ID, DROP_TIMER, POSTGRES, SqlTx

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..service_types import Deadline, Ending, MessageRef, Seat, Tally
+from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import GameRow, LoggedAction
 
 #: "DRK1": SQLite's ``PRAGMA application_id`` of our files, and the first key of

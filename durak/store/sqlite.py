@@ -42,7 +42,7 @@ from typing import Any
 
 import aiosqlite
 
-from ..service_errors import DatabaseError
+from ..service.errors import DatabaseError
 from . import sql
 from .base import ActionWrite
 from .health import WriteHealth

@@ -66,8 +66,7 @@ from bot.transport.budget import Histogram
 from bot.transport.outbox import SendLimits
 from bot.ui import callbacks as cb
 from durak.selfplay import engine_kind
-from durak.service import GameService
-from durak.service_types import FINISHED
+from durak.service import FINISHED, GameService
 from durak.store import is_postgres
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User

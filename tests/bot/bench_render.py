@@ -23,8 +23,8 @@ from bot.screens import presenter
 from bot.ui import events, render
 from durak import Game, Rules
 from durak.selfplay import NAMES, random_step
-from durak.service import _snapshot_text
-from durak.service_types import Seat
+from durak.service import Seat
+from durak.service.codec import snapshot_text as _snapshot_text
 
 RULES = [
     Rules(),

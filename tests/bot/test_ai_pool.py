@@ -12,8 +12,7 @@ from pathlib import Path
 
 from bot.seats.ai_pool import AiPool
 from durak.ai import decide, observation_for
-from durak.service import GameService
-from durak.service_types import GameInfo
+from durak.service import GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
 from tests.service.helpers import started
 

@@ -20,9 +20,7 @@ from bot.__main__ import main
 from bot.config import Config
 from bot.seats.timers import TurnTimers
 from durak import Rules
-from durak.service import GameService
-from durak.service_errors import DatabaseError
-from durak.service_types import ChatSettings, GameInfo
+from durak.service import ChatSettings, DatabaseError, GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
 from tests.service.helpers import started
 

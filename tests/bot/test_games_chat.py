@@ -15,7 +15,7 @@ from bot.ui import settings_menu as menu
 from bot.ui.i18n import _, language
 from durak import Rules
 from durak.rules import FORBIDDEN
-from durak.service_types import ChatSettings
+from durak.service import ChatSettings
 from tests.fake_telegram.fixtures import async_test
 
 from .harness import Table, durak_of, friends_and_admin, running_bot

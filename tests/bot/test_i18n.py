@@ -24,7 +24,7 @@ from bot.ui import settings_menu as menu
 from bot.ui.i18n import N_, _, language, n_
 from durak import Game, Rules, Series
 from durak.selfplay import random_step
-from durak.service_types import SURRENDER, ChatSettings, Ending, Seat, Tally
+from durak.service import SURRENDER, ChatSettings, Ending, Seat, Tally
 from durak.view import Outcome
 
 LANGS = catalogs.languages()

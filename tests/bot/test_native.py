@@ -12,7 +12,7 @@ from bot.ui import keyboards, render
 from bot.ui.i18n import language
 from durak import Game, Pass, Rules
 from durak.cards import CARDS, parse_card
-from durak.service_types import Seat, Tally
+from durak.service import Seat, Tally
 from durak.view import Outcome
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test

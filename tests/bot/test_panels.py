@@ -12,7 +12,7 @@ from bot.screens.presenter import Presenter, acting, role
 from bot.ui import callbacks as cb
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
-from durak.service_types import FINISHED, RUNNING, GameInfo, Seat
+from durak.service import FINISHED, RUNNING, GameInfo, Seat
 
 
 class Outbox:

@@ -8,7 +8,7 @@ from bot.ui import callbacks as cb
 from bot.ui import keyboards, render
 from durak import Game, Pass, Rules
 from durak.selfplay import random_step
-from durak.service_types import Seat
+from durak.service import Seat
 
 from .textcards import cards_in
 

@@ -10,8 +10,7 @@ from bot.app import DurakBot
 from bot.seats.timers import TurnTimers
 from bot.transport.outbox import Outbox, SendLimits
 from bot.ui import callbacks as cb
-from durak.service import GameService
-from durak.service_types import FINISHED, GameInfo
+from durak.service import FINISHED, GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
 from tests.fake_telegram.models import Message
 from tests.service.helpers import started

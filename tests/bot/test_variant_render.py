@@ -11,7 +11,7 @@ from bot.ui import keyboards, render
 from durak import Attack, Defend, Take
 from durak.actions import Beat, Lead, ReturnCard
 from durak.cards import Suit, parse_card, parse_cards
-from durak.service_types import Seat
+from durak.service import Seat
 from durak.view import MatchView, PileView, SeatInfo, View
 
 from .textcards import cards_in

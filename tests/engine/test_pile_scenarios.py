@@ -128,6 +128,19 @@ def test_own_trumps_dealer_and_choosing_order_match_from_seed():
         assert sorted(order) == ["A", "B", "C", "D"]
 
 
+def test_the_game_interface_gives_the_choosing_order_from_seed_deals_by():
+    """What a lobby asks suits by (``Game.choosing_order``) is the deal's own order."""
+    for players in (["A", "B", "C"], ["A", "B", "C", "D"]):
+        for seed in range(10):
+            order = Game.choosing_order(Rules(game="own_trumps"), players, seed)
+            g = Game.from_seed(Rules(game="own_trumps"), players, seed)
+            assert isinstance(g, PileGame)
+            n = len(players)
+            assert order == tuple((g.dealer + k) % n for k in range(1, n + 1))
+    for game in ("podkidnoy", "piled", "road"):
+        assert Game.choosing_order(Rules(game=game), ["A", "B", "C"], 1) == ()
+
+
 def test_own_trumps_takes_the_lobbys_suits_and_keeps_them_for_the_series():
     trumps = {"A": "C", "B": "D", "C": "S"}
     g = Game.from_seed(Rules(game="own_trumps"), ["A", "B", "C"], 5, Series(trumps=trumps))

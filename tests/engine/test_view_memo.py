@@ -197,7 +197,7 @@ def _dumps(data: Any) -> str:
 
 @pytest.mark.parametrize("case", CASES, ids=_ident)
 def test_snapshots_are_byte_identical_to_the_old_writer(case: Any) -> None:
-    from durak.service import _snapshot_text
+    from durak.service.codec import snapshot_text as _snapshot_text
 
     rules, k, seed = case
     game = _game(rules, k, seed)

@@ -29,8 +29,7 @@ import random
 import sys
 
 from durak.selfplay import random_step
-from durak.service import GameService
-from durak.service_types import GameInfo
+from durak.service import GameInfo, GameService
 
 CHATS = (-1, -2, -3)
 PLAYERS = 3

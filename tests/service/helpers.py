@@ -13,8 +13,7 @@ from typing import Any, TypeVar
 
 from durak import Game, Rules, replay, to_snapshot
 from durak.selfplay import play_random, random_step
-from durak.service import GameService
-from durak.service_types import ApplyResult, GameInfo
+from durak.service import ApplyResult, GameInfo, GameService
 from tests.dbaccess import Db, db_rows, is_pg
 
 T = TypeVar("T")

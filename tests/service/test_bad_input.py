@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from durak import Take, to_snapshot
-from durak.service import GameService
-from durak.service_errors import DatabaseError, LobbyFull, NotRunning
+from durak.service import DatabaseError, GameService, LobbyFull, NotRunning
 from durak.store import APPLICATION_ID, ActionWrite, Tx
 from durak.store import sqlite as store_module
 from tests.dbaccess import Db

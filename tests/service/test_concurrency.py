@@ -10,9 +10,7 @@ from collections import Counter
 import pytest
 
 from durak import Game, Rules, to_snapshot
-from durak.service import GameService
-from durak.service_errors import GameOver, IllegalMove, StaleVersion
-from durak.service_types import ApplyResult
+from durak.service import ApplyResult, GameOver, GameService, IllegalMove, StaleVersion
 from tests.dbaccess import Db, is_pg
 
 from .helpers import db_rows, started, stored_replay, user, with_service

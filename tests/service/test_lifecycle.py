@@ -12,15 +12,18 @@ from typing import Any
 import pytest
 
 from durak import Take
-from durak.service import GameService
-from durak.service_errors import (
+from durak.service import (
+    AWAY_AFTER,
+    DEFAULT_TURN_TIMEOUT,
     DatabaseError,
+    Deadline,
     GameOver,
+    GameService,
     NotInGame,
     NotRunning,
+    Seat,
     UnknownGame,
 )
-from durak.service_types import AWAY_AFTER, DEFAULT_TURN_TIMEOUT, Deadline, Seat
 from durak.store import Tx
 from tests.dbaccess import Db, db_execute, is_pg
 
@@ -303,7 +306,7 @@ def test_mark_present_of_a_present_player_touches_no_sql(db: Db) -> None:
             assert await s.mark_present(info.game_id, user(0)) is False
         assert calls == []
         # Nor waits for the game's lock (an action in flight): memory answers.
-        async with s._game_lock(info.game_id):
+        async with s._core.game_lock(info.game_id):
             found = await asyncio.wait_for(s.mark_present(info.game_id, user(1)), 1.0)
         assert found is False
         # After a timeout, memory knows the player is not present any more.

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from durak import Game, Rules, to_snapshot
-from durak.service import GameService
-from durak.service_errors import (
+from durak.service import (
     AlreadyJoined,
     BadPlayerCount,
     GameRunning,
+    GameService,
     LobbyExists,
     LobbyFull,
     NoLobby,

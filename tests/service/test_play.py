@@ -10,10 +10,12 @@ import pytest
 
 from durak import Attack, Game, Rules, Take, export_record, to_snapshot
 from durak.selfplay import random_step
-from durak.service import GameService
-from durak.service_errors import (
+from durak.service import (
+    RUNNING,
     BadAction,
+    GameInfo,
     GameOver,
+    GameService,
     IllegalMove,
     NotAllowed,
     NotInGame,
@@ -21,7 +23,6 @@ from durak.service_errors import (
     StaleVersion,
     UnknownGame,
 )
-from durak.service_types import RUNNING, GameInfo
 from tests.dbaccess import Db
 
 from .helpers import (

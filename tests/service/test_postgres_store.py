@@ -16,8 +16,7 @@ import asyncpg
 import pytest
 
 from durak import to_snapshot
-from durak.service import GameService
-from durak.service_errors import DatabaseError, StaleVersion
+from durak.service import DatabaseError, GameService, StaleVersion
 from durak.store import open_store, postgres
 from durak.store.postgres import SCHEMA_VERSION, Store, Tx
 from tests.dbaccess import db_execute, db_rows

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from durak import Game, Rules, Take, to_snapshot
-from durak.service import GameService
-from durak.service_errors import DatabaseError
+from durak.service import DatabaseError, GameService
 from tests.dbaccess import Db, db_execute
 
 from .helpers import CHAT, NAMES, db_rows, started, stored_replay, user, with_service

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from durak import Rules
-from durak.service import DEFAULT_PATH, GameService
-from durak.service_errors import InvalidSetting
+from durak.service import DEFAULT_PATH, GameService, InvalidSetting
 from tests.dbaccess import Db
 
 from .helpers import CHAT, lobby, run, user, with_service

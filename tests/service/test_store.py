@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from durak.service import GameService
-from durak.service_errors import DatabaseError
+from durak.service import DatabaseError, GameService
 from durak.store import APPLICATION_ID, SCHEMA_VERSION, Store, Tx
 from durak.store import sqlite as store_module
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from durak.service import GameService
-from durak.service_errors import LobbyExists, NoLobby
+from durak.service import GameService, LobbyExists, NoLobby
 from durak.store import Store
 from durak.store import sqlite as store_module
 from tests.conftest import Db

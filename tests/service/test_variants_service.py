@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from durak.service import GameService
-from durak.service_errors import BadAction, IllegalMove
-from durak.service_types import ApplyResult, GameInfo
+from durak.service import ApplyResult, BadAction, GameInfo, GameService, IllegalMove
 from tests.dbaccess import db_rows
 
 from .helpers import CHAT, NAMES, play_again_all, started, step, user, with_service
@@ -157,6 +155,7 @@ def test_a_knock_out_gives_each_player_knocked_out_one_loss(tmp_path: Path, play
 CHILD = """
 import asyncio, os, random, signal, sys
 from durak.service import GameService
+from durak.service.series import NextGames
 from tests.service.helpers import play_again_all, started, step
 
 async def main(path):
@@ -167,7 +166,7 @@ async def main(path):
         print("ended", game_id, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
 
-    GameService.next_deal = killed
+    NextGames.next_deal = killed
     rng, version = random.Random(8), 0
     while True:
         result = await step(s, await s.game(info.game_id), rng, version)

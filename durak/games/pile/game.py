@@ -123,6 +123,18 @@ class PileGame(Game):
         return game
 
     @classmethod
+    def choosing_order(
+        cls, rules: Rules, players: Sequence[str], seed: int | str
+    ) -> tuple[int, ...]:
+        """Own trumps: clockwise from the left neighbour of the first dealer, whom
+        :meth:`from_seed` draws from the same seed (:func:`deal.first_dealer`)."""
+        if rules.game != "own_trumps":
+            return ()
+        n = len(players)
+        dealer = deal.first_dealer(tuple(players), seed)
+        return tuple((dealer + k) % n for k in range(1, n + 1))
+
+    @classmethod
     def from_deck(
         cls,
         rules: Rules,

@@ -10,33 +10,22 @@ whose time runs out gets the first free suit.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from .games import family
-from .rules import Rules
-from .service_types import Seat, SuitChoice
+from ..games import Game
+from ..rules import Rules
+from .types import Seat, SuitChoice
 
 #: The suits in the order "the first free one" is taken.
 SUITS = ("S", "H", "D", "C")
 
 
-def needs_choice(rules: Rules) -> bool:
-    """Whether a lobby of these rules chooses suits before its first deal."""
-    return rules.game == "own_trumps"
-
-
 def choosing_order(rules: Rules, names: Sequence[str], seed: str) -> tuple[int, ...]:
-    """The seats in choosing order for the deal ``seed`` will give: clockwise from
-    the left neighbour of the first dealer, whom the pile family draws from the
-    seed exactly as its ``from_seed`` does (``games.pile.deal.first_dealer``)."""
-    family(rules)  # ValueError if no engine plays the game
-    deal = importlib.import_module("durak.games.pile.deal")
-    dealer = int(deal.first_dealer(tuple(names), seed))
-    n = len(names)
-    return tuple((dealer + k) % n for k in range(1, n + 1))
+    """The seats in choosing order for the deal ``seed`` will give (empty: these rules
+    choose no suits); the game interface knows the deal's first dealer."""
+    return Game.choosing_order(rules, names, seed)
 
 
 def first_free(choice: SuitChoice) -> str:

@@ -1,13 +1,15 @@
 """Benchmark: durable actions per second through the game service, and the
 latency of one ``apply`` (each one its own committed transaction).
 
-    python -m durak.service_bench [--games N] [--players K] [--actions M] [--db PATH|URL]
-                                  [--parallel]
+    python -m durak.service.bench [--games N] [--players K] [--actions M] [--db PATH|URL]
+                                  [--parallel] [--tiny]
 
 Runs ``--games`` games side by side (one per chat), applying random legal
 actions round-robin, one apply at a time; with ``--parallel`` each game has a
 task of its own and their applies overlap (as the bot's presses in many chats
-do). A finished game is followed by its "play again". Without ``--db`` it uses
+do). A finished game is followed by its "play again", which every player
+confirms (the next game of the series starts with the last one). ``--tiny``
+plays a few games for seconds, to show the benchmark still runs. Without ``--db`` it uses
 a fresh SQLite file in the working folder (the service's default location, so
 the same disk) and deletes it afterwards; ``--db postgresql://...`` runs on a
 PostgreSQL database (``python -m tests.pgcluster --durable`` starts a throwaway
@@ -24,10 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-from .selfplay import random_step
-from .service import GameService
-from .service_types import GameInfo
-from .store import is_postgres
+from ..selfplay import random_step
+from ..store import is_postgres
+from .facade import GameService
+from .types import RUNNING, GameInfo
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -42,6 +44,18 @@ async def _start(service: GameService, chat: int, players: int, seed: int) -> Ga
     for k in range(2, players + 1):
         await service.join(chat, k, f"P{k}")
     return await service.start(chat, 1, seed=seed)
+
+
+async def _again(service: GameService, info: GameInfo) -> GameInfo:
+    """Play again: the first player opens the lobby, the others confirm; the last
+    confirmation starts the next game of the series."""
+    lobby = await service.play_again(info.game_id, info.seats[0].user_id)
+    following = lobby
+    for seat in info.seats[1:]:
+        following = await service.confirm(lobby.game_id, seat.user_id)
+    if following.status != RUNNING:
+        raise RuntimeError(f"game {following.game_id} did not start after play again")
+    return following
 
 
 async def run(
@@ -79,7 +93,7 @@ async def run(
                 versions[k] = result.version
                 if result.finished:
                     finished += 1
-                    tables[k] = await service.play_again(info.game_id, 1)
+                    tables[k] = await _again(service, info)
                     versions[k] = tables[k].version
                 if not parallel:
                     return
@@ -95,7 +109,11 @@ async def run(
         wall = time.perf_counter() - began
     finally:
         await service.close()
-    latencies.sort()
+    return _figures(latencies, finished, wall, open_s)
+
+
+def _figures(latencies: list[float], finished: int, wall: float, open_s: float) -> dict[str, float]:
+    latencies = sorted(latencies)
     return {
         "actions": len(latencies),
         "games_finished": finished,
@@ -112,7 +130,7 @@ async def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m durak.service_bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m durak.service.bench", description=__doc__)
     parser.add_argument("--games", type=int, default=8, help="games played side by side")
     parser.add_argument("--players", type=int, default=4, help="players per game (2-6)")
     parser.add_argument("--actions", type=int, default=20_000, help="actions to apply")
@@ -123,7 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         "--parallel", action="store_true", help="each game a task of its own, applies overlap"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--tiny", action="store_true", help="2 games of 3 players, 400 actions: a run of seconds"
+    )
     args = parser.parse_args(argv)
+    if args.tiny:
+        args.games, args.players, args.actions = 2, 3, 400
     if not 2 <= args.players <= 6 or args.games < 1 or args.actions < 1:
         parser.error("need 1+ games, 2-6 players, 1+ actions")
     path: str | Path = args.db or Path(f"durak-bench-{os.getpid()}.sqlite3")
@@ -131,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{path} exists")
     where = path
     if is_postgres(path):
-        from .store.postgres import redact
+        from ..store.postgres import redact
 
         where = redact(str(path))
     try:

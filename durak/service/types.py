@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action
-from .games import Game
-from .rules import Rules
+from ..actions import Action
+from ..games import Game
+from ..rules import Rules
 
 LOBBY, RUNNING, FINISHED, CANCELLED = "lobby", "running", "finished", "cancelled"
 STATUSES = (LOBBY, RUNNING, FINISHED, CANCELLED)

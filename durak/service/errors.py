@@ -35,7 +35,7 @@ Codes:
 
 from __future__ import annotations
 
-from .errors import IllegalAction
+from ..errors import IllegalAction
 
 
 class ServiceError(Exception):
