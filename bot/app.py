@@ -13,22 +13,15 @@ from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
-    CallbackQueryHandler,
-    ChatMemberHandler,
-    CommandHandler,
-    MessageHandler,
-    filters,
 )
 
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
 from .config import Config
-from .flows.handlers import Handlers
-from .flows.lifecycle import Lifecycle
-from .flows.skip import Skips
+from .flows import Flows
 from .screens.languages import Languages
-from .screens.presenter import Presenter, Titles, parse_slot, slot
-from .seats.ai_pool import HARD_BUDGET_MS, AiPlayers
+from .screens.presenter import Presenter, Titles, parse_place, place
+from .seats.ai_pool import HARD_BUDGET_MS, AiPool
 from .seats.timers import TurnTimers
 from .standby import hold_lease, release_lease
 from .transport.outbox import Outbox, SendLimits
@@ -102,14 +95,13 @@ class DurakBot:
     service: GameService | None = None
     outbox: Outbox | None = None
     presenter: Presenter | None = None
-    handlers: Handlers | None = None
+    flows: Flows | None = None
     langs: Languages | None = None
     timers: TurnTimers | None = None
-    lifecycle: Lifecycle | None = None
     away_delay: float = 1.0
     ai_pause: float = 1.2
     hard_budget_ms: int = HARD_BUDGET_MS  # the budget the arena measured
-    ai: AiPlayers | None = None
+    ai: AiPool | None = None
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
@@ -129,7 +121,7 @@ class DurakBot:
         titles = Titles(app.bot)
         self.langs = Languages(self.service)
         self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
-        self.ai = AiPlayers(self.hard_budget_ms)
+        self.ai = AiPool(self.hard_budget_ms)
         self.timers = TurnTimers(
             self.service,
             self.presenter.changed,
@@ -141,14 +133,12 @@ class DurakBot:
             time_scale=self.time_scale,
         )
         self.presenter.timers = self.timers
-        self.handlers = Handlers(self.service, self.presenter)
-        self.lifecycle = Lifecycle(self.handlers)
-        self.handlers.lifecycle = self.lifecycle
-        self._register(app)
+        self.flows = Flows.build(self.service, self.presenter)
+        self.flows.register(app)
         await self.outbox.start()
         await self._set_commands(app)
         await self.resume()
-        self.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
+        self.flows.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
         self.timers.start_sweeping(self.sweep_every)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -157,8 +147,8 @@ class DurakBot:
         aiosqlite connection's thread would keep the process alive for ever. The
         PostgreSQL lease goes last: no other process is active before this one is done."""
         try:
-            if self.lifecycle is not None:
-                await self.lifecycle.stop()
+            if self.flows is not None:
+                await self.flows.lifecycle.stop()
             if self.timers is not None:
                 await self.timers.close()
             if self.ai is not None:
@@ -171,36 +161,6 @@ class DurakBot:
                 self.service = None
                 log.info("database closed")
             await release_lease(self.lease)
-
-    def _register(self, app: Application) -> None:  # type: ignore[type-arg]
-        h = self.handlers
-        assert h is not None
-        local = h.localized
-        # Presses first: most updates are presses, and PTB asks each handler in turn
-        # whether it takes the update (no command handler takes a press, nor this one a
-        # message, so the order decides nothing else)
-        app.add_handler(CallbackQueryHandler(local(h.button)))
-        app.add_handler(CommandHandler(["newgame", "durak"], local(h.newgame)))
-        once = h.once_a_minute  # commands that only inform: a flood is answered once
-        app.add_handler(CommandHandler("start", local(once("start", h.start))))
-        app.add_handler(CommandHandler("help", local(once("help", h.help))))
-        app.add_handler(CommandHandler("rules", local(once("rules", h.rules))))
-        app.add_handler(CommandHandler("stats", local(once("stats", h.stats))))
-        app.add_handler(CommandHandler("leave", local(h.leave)))
-        app.add_handler(CommandHandler("notify_me", local(h.notify_me)))
-        app.add_handler(CommandHandler("settings", local(h.settings)))
-        life = self.lifecycle
-        assert life is not None
-        app.add_handler(CommandHandler("cancel", local(life.cancel)))
-        app.add_handler(CommandHandler("kick", local(life.kick)))
-        skips = Skips(h)
-        h.skips = skips
-        app.add_handler(CommandHandler("skip", local(skips.command)))
-        app.add_handler(CommandHandler("history", local(once("history", life.history))))
-        app.add_handler(CommandHandler("language", local(once("language", life.language_menu))))
-        app.add_handler(ChatMemberHandler(life.membership, ChatMemberHandler.MY_CHAT_MEMBER))
-        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, life.migrated))
-        app.add_error_handler(h.error)
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
         """The command menus, per scope (groups / private chats) and per language."""
@@ -226,7 +186,7 @@ class DurakBot:
         games = await self.service.running_games()
         for info in games:
             for m in info.messages:
-                self.outbox.remember(m.chat_id, slot(m.kind, info.game_id), m.message_id)
+                self.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
         assert self.timers is not None
         await self.timers.resume(games)
         for info in games:
@@ -237,8 +197,8 @@ class DurakBot:
         for info in await self.service.suit_choices():  # own trumps: the clock runs on
             await self.presenter.changed(info)
 
-    async def _posted(self, chat_id: int, slot_name: str, message_id: int) -> None:
-        parsed = parse_slot(slot_name)
+    async def _posted(self, chat_id: int, place: str, message_id: int) -> None:
+        parsed = parse_place(place)
         if parsed is None or self.service is None:
             return
         kind, game_id = parsed

@@ -1,4 +1,5 @@
-"""Settings from the environment (and ``--help`` that explains them)."""
+"""The environment: the process's configuration from DURAK_* variables (and ``--help``
+that explains them). Not a chat's options (the service's ChatSettings) nor /settings."""
 
 from __future__ import annotations
 

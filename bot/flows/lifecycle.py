@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from telegram import ChatMemberUpdated, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatMemberStatus, ChatType
 
-from durak.service import LOBBY, RUNNING, GameInfo, ServiceError
+from durak.service import LOBBY, RUNNING, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import render
 from ..ui.i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
-from .handlers import Context, Handlers, sent_as
+from .context import Answer, Context, FlowContext, Press, sent_as
 
 log = logging.getLogger(__name__)
 
@@ -26,28 +25,30 @@ LOBBY_IDLE_SECONDS = 15 * 60
 
 
 class Lifecycle:
-    def __init__(self, handlers: Handlers) -> None:
-        self.h = handlers
-        self.service = handlers.service
-        self.presenter = handlers.presenter
-        self.outbox = handlers.outbox
+    def __init__(self, ctx: FlowContext) -> None:
+        self.ctx = ctx
+        self.service = ctx.service
+        self.presenter = ctx.presenter
+        self.outbox = ctx.outbox
         self._sweeper: asyncio.Task[None] | None = None
 
     # ---- admin commands -------------------------------------------------------------
 
     async def cancel(self, update: Update, context: Context) -> None:
         chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None or not self.h.in_group(update):
+        if chat is None or user is None or not self.ctx.in_group(update):
             return
         open_now = await self.service.active_game(chat.id, topics.here())
         if open_now is None:
-            self.h.reply(chat.id, render.refusal("no_lobby"))
+            self.ctx.reply(chat.id, render.refusal("no_lobby"))
             return
-        is_admin = open_now.creator_id != user.id and await self.h.sender_is_admin(update, context)
+        is_admin = open_now.creator_id != user.id and await self.ctx.sender_is_admin(
+            update, context
+        )
         if open_now.creator_id != user.id and not is_admin:
             # a person is refused where only he reads it: the group's budget is the game's
             where = user.id if sent_as(update) == "user" else chat.id
-            self.h.reply(where, render.refusal("not_allowed"))
+            self.ctx.reply(where, render.refusal("not_allowed"))
             return
         if sent_as(update) != "user":  # an anonymous admin has no private chat to ask in
             try:
@@ -55,33 +56,25 @@ class Lifecycle:
                     chat.id, user.id, is_admin=is_admin, thread_id=open_now.thread_id
                 )
             except ServiceError as e:
-                self.h.reply(chat.id, render.refusal(e.code))
+                self.ctx.reply(chat.id, render.refusal(e.code))
                 return
-            await self.closed(info, N_("The game was cancelled; nobody is the durak."))
+            await self.ctx.closed(info, N_("The game was cancelled; nobody is the durak."))
             return
-        self.h.confirmations.ask("w", open_now, user.id, is_admin)
-
-    async def closed(self, info: GameInfo, note: str) -> None:
-        if info.game is not None:  # a game: its end is announced once, by the presenter
-            await self.presenter.changed(info)
-            return
-        await self.presenter.lobby(info, note=note)
-        with language(await self.h.langs.of_group(info.chat_id, info.creator_id)):
-            self.h.reply(info.chat_id, "🛑 " + _(note), thread=info.thread_id)
+        self.ctx.questions.ask("w", open_now, user.id, is_admin)
 
     async def kick(self, update: Update, context: Context) -> None:
         """An admin's /kick in reply to a player's message: he leaves the lobby, or, in a
         running game, the AI plays his seat to the end as after his own /leave (only
         /cancel ends a game for everyone; he is the durak only if that seat loses)."""
         chat, user, message = update.effective_chat, update.effective_user, update.message
-        if chat is None or user is None or message is None or not self.h.in_group(update):
+        if chat is None or user is None or message is None or not self.ctx.in_group(update):
             return
         target = message.reply_to_message.from_user if message.reply_to_message else None
         if target is None or target.is_bot:
-            self.h.reply(chat.id, _("Reply to a message of the player to kick with /kick."))
+            self.ctx.reply(chat.id, _("Reply to a message of the player to kick with /kick."))
             return
-        if not await self.h.sender_is_admin(update, context):
-            self.h.reply(chat.id, render.refusal("admins_only"))
+        if not await self.ctx.sender_is_admin(update, context):
+            self.ctx.reply(chat.id, render.refusal("admins_only"))
             return
         try:
             running = await self.service.active_game(chat.id, topics.here())
@@ -89,52 +82,54 @@ class Lifecycle:
                 changed = await self.service.hand_over(running.game_id, target.id)
                 await self.presenter.changed(changed)
                 name = render.esc(target.first_name or "")
-                self.h.reply(
+                self.ctx.reply(
                     chat.id, _("{name} is out: the AI plays his seat to the end.").format(name=name)
                 )
                 return
             result = await self.service.leave(chat.id, target.id, topics.here())
         except ServiceError as e:
-            self.h.reply(chat.id, render.refusal(e.code))
+            self.ctx.reply(chat.id, render.refusal(e.code))
             return
         if result.info.status == RUNNING:  # a Play-again lobby: the others had all confirmed
-            await self.h._dealt(result.info)
+            await self.ctx.dealt(result.info)
         else:
             await self.presenter.lobby(result.info)
 
     async def history(self, update: Update, context: Context) -> None:
         chat = update.effective_chat
-        if chat is None or not self.h.in_group(update):
+        if chat is None or not self.ctx.in_group(update):
             return
         games = await self.service.recent_games(chat.id, limit=10)
-        self.h.reply(chat.id, render.history_text(games))
+        self.ctx.reply(chat.id, render.history_text(games))
 
     async def language_menu(self, update: Update, context: Context) -> None:
         chat = update.effective_chat
         if chat is None:
             return
         if chat.type != ChatType.PRIVATE:
-            self.h.reply(chat.id, _("Choose your language in our private chat: /language"))
+            self.ctx.reply(chat.id, _("Choose your language in our private chat: /language"))
             return
         rows = [
             [InlineKeyboardButton(LANGUAGE_NAMES[code], callback_data=cb.setting("u" + code))]
             for code in SUPPORTED
         ]
         rows.append([InlineKeyboardButton(_("As my Telegram app"), callback_data=cb.setting("u"))])
-        self.h.reply(
+        self.ctx.reply(
             chat.id, _("Which language should I speak with you?"), InlineKeyboardMarkup(rows)
         )
 
-    async def language_button(self, user_id: int, code: str) -> dict[str, Any]:
+    async def language_button(self, press: Press) -> Answer:
+        """``1o.u<lang>`` (``1o.u``: as one's Telegram app), from /language's buttons."""
+        user_id, code = press.user.id, press.data.setting or ""
         choice = code[1:] or None
         if choice is not None and choice not in SUPPORTED:
-            return {"text": render.refusal("bad_callback"), "show_alert": True}
-        await self.h.langs.choose(user_id, choice)
-        lang = await self.h.langs.of_user(user_id)
+            return Answer(render.refusal("bad_callback"), alert=True)
+        await self.ctx.langs.choose(user_id, choice)
+        lang = await self.ctx.langs.of_user(user_id)
         with language(lang):
-            return {
-                "text": _("I will speak {language} with you.").format(language=LANGUAGE_NAMES[lang])
-            }
+            return Answer(
+                _("I will speak {language} with you.").format(language=LANGUAGE_NAMES[lang])
+            )
 
     # ---- the group itself -----------------------------------------------------------
 
@@ -146,8 +141,8 @@ class Lifecycle:
         status = change.new_chat_member.status
         if status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
             return
-        for slot_name in ("settings",):
-            self.outbox.forget(change.chat.id, slot_name)
+        for place in ("settings",):
+            self.outbox.forget(change.chat.id, place)
         for thread in await self.service.open_topics(change.chat.id):  # every topic's game
             info = await self.service.close_chat(change.chat.id, thread)
             if info is None:
@@ -165,8 +160,8 @@ class Lifecycle:
             return
         old, new = message.chat.id, message.migrate_to_chat_id
         await self.service.migrate_chat(old, new)
-        self.h.langs.forget(old)
-        self.h.langs.forget(new)
+        self.ctx.langs.forget(old)
+        self.ctx.langs.forget(new)
         self.presenter.titles.note(new, message.chat.title)
         open_now = await self.service.active_game(new)
         if open_now is not None:

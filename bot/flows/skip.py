@@ -13,7 +13,6 @@ vote is about the wait the voter sees, and any move (his, or the clock's) ends i
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from telegram import Update
 
@@ -23,7 +22,7 @@ from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
 from ..ui.i18n import _
-from .handlers import Context, Handlers
+from .context import Answer, Context, FlowContext, Press
 
 log = logging.getLogger(__name__)
 
@@ -43,23 +42,23 @@ def needed(info: GameInfo, target: int) -> int:
 
 
 class Skips:
-    def __init__(self, handlers: Handlers) -> None:
-        self.h = handlers
-        self.service = handlers.service
+    def __init__(self, ctx: FlowContext) -> None:
+        self.ctx = ctx
+        self.service = ctx.service
         #: game -> (the state version the votes are for, target seat -> voters' user ids)
         self._votes: dict[int, tuple[int, dict[int, set[int]]]] = {}
 
     async def command(self, update: Update, context: Context) -> None:
         chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None or not self.h.in_group(update):
+        if chat is None or user is None or not self.ctx.in_group(update):
             return
         info = await self.service.active_game(chat.id, topics.here())
         if info is None or info.status != RUNNING:
-            self.h.reply(chat.id, _("/skip works during a game, for a player it waits on."))
+            self.ctx.reply(chat.id, _("/skip works during a game, for a player it waits on."))
             return
         voter = info.seat_of(user.id)
         if voter is None or info.seats[voter].is_ai:
-            self.h.reply(chat.id, _("Only the players of this game may vote to skip."))
+            self.ctx.reply(chat.id, _("Only the players of this game may vote to skip."))
             return
         waited = candidates(info)
         targets = [s for s in waited if s != voter]
@@ -69,10 +68,10 @@ class Skips:
                 if voter in waited
                 else _("The game waits on nobody who could be skipped.")
             )
-            self.h.reply(chat.id, text)
+            self.ctx.reply(chat.id, text)
             return
         if len(targets) == 1:
-            self.h.reply(chat.id, await self._vote(info, voter, targets[0]))
+            self.ctx.reply(chat.id, await self._vote(info, voter, targets[0]))
             return
         rows = [
             [
@@ -83,27 +82,28 @@ class Skips:
             ]
             for s in targets
         ]
-        self.h.reply(
+        self.ctx.reply(
             chat.id, _("Whose seat should the AI play?"), keyboards.markup(rows), info.thread_id
         )
 
-    async def button(self, chat_id: int, user_id: int, data: cb.Callback) -> dict[str, Any]:
+    async def button(self, press: Press) -> Answer:
         """A name button of /skip's question (hostile input: every field is checked)."""
+        chat_id, user_id, data = press.chat.id, press.user.id, press.data
         try:
             info = await self.service.game(data.game_id)
         except ServiceError:
-            return {"text": render.refusal("bad_callback"), "show_alert": True}
+            return Answer(render.refusal("bad_callback"), alert=True)
         target = data.choice
         if info.chat_id != chat_id or target is None or not 0 <= target < len(info.seats):
-            return {"text": render.refusal("bad_callback"), "show_alert": True}
+            return Answer(render.refusal("bad_callback"), alert=True)
         voter = info.seat_of(user_id)
         if voter is None or info.seats[voter].is_ai:
-            return {"text": _("Only the players of this game may vote to skip.")}
+            return Answer(_("Only the players of this game may vote to skip."))
         if target == voter:
-            return {"text": _("It is your own turn: you cannot skip yourself.")}
+            return Answer(_("It is your own turn: you cannot skip yourself."))
         if data.version != info.version or target not in candidates(info):
-            return {"text": _("The game has moved on: this vote is over.")}
-        return {"text": await self._vote(info, voter, target)}
+            return Answer(_("The game has moved on: this vote is over."))
+        return Answer(await self._vote(info, voter, target))
 
     async def _vote(self, info: GameInfo, voter: int, target: int) -> str:
         version, votes = self._votes.get(info.game_id, (info.version, {}))
@@ -123,7 +123,7 @@ class Skips:
             await self.service.hand_to_ai(info.game_id, target)
         except ServiceError as e:
             return render.refusal(e.code)
-        await self.h.presenter.changed(await self.service.game(info.game_id))
+        await self.ctx.presenter.changed(await self.service.game(info.game_id))
         return _("The AI plays for {name} until a button of his is pressed.").format(name=name)
 
     def forget(self, game_id: int) -> None:

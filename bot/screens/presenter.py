@@ -14,6 +14,8 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from durak import Game, View
+from durak.actions import Action
+from durak.cards import Card
 from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
 from durak.view import PileView
 
@@ -29,11 +31,12 @@ log = logging.getLogger(__name__)
 PRIORITY_ACTOR, PRIORITY_GROUP, PRIORITY_PANEL = 3, 2, 0
 
 
-def slot(kind: str, game_id: int) -> str:
+def place(kind: str, game_id: int) -> str:
+    """The outbox's name of a game's message place: ``lobby``, ``table``, ``panel``..."""
     return f"{kind}:{game_id}"
 
 
-def parse_slot(text: str) -> tuple[str, int] | None:
+def parse_place(text: str) -> tuple[str, int] | None:
     kind, _sep, game = text.partition(":")
     if kind in ("lobby", "table", "panel") and game.isdigit():
         return kind, int(game)
@@ -97,10 +100,10 @@ def panel_key(view: View | PileView, seat: int, left: int | None) -> tuple[objec
         return ("over",)
     if acting(view, seat):
         return ("act", view.moves, None if left is None else render.time_left(left))
-    place: tuple[object, ...] = ()
+    position: tuple[object, ...] = ()
     if isinstance(view, View):
-        place = (view.attacker == seat, view.defender == seat, view.slots, view.shown_hands)
-    return ("wait", view.hand, view.seats[seat].out, place)
+        position = (view.attacker == seat, view.defender == seat, view.slots, view.shown_hands)
+    return ("wait", view.hand, view.seats[seat].out, position)
 
 
 def bout_of(view: View) -> tuple[object, ...]:
@@ -209,7 +212,7 @@ class Presenter:
         following = await self._next_deal(info) if finished or info.status == FINISHED else None
         if following is not None:
             # before the ended deal's panels are shown for the last time, which lets its
-            # table slot go (the outbox drops the id once nothing is queued for it)
+            # table place go (the outbox drops the id once nothing is queued for it)
             self._carry_table(info, following)
             await self.game(info.game_id, info, table=False)
             await self.ended(info, following)
@@ -269,7 +272,7 @@ class Presenter:
         text = _suit_content(lang, await self.titles.get(info.chat_id))
         self.outbox.show(
             seat.user_id,
-            slot("panel", info.game_id),
+            place("panel", info.game_id),
             text,
             keyboards.suits(info.game_id, choice.free),
             notify=True,
@@ -297,7 +300,7 @@ class Presenter:
             markup = None
         self.outbox.show(
             info.chat_id,
-            slot("lobby", info.game_id),
+            place("lobby", info.game_id),
             text,
             markup,
             notify=repost,
@@ -305,7 +308,7 @@ class Presenter:
             thread=info.thread_id,
         )
         if info.status != "lobby":  # closed for good: its id need not be kept
-            self.outbox.release(info.chat_id, slot("lobby", info.game_id))
+            self.outbox.release(info.chat_id, place("lobby", info.game_id))
 
     async def _next_deal(self, info: GameInfo) -> GameInfo | None:
         """The next deal of a sprint match that goes on after this ended deal."""
@@ -319,13 +322,13 @@ class Presenter:
 
     def _carry_table(self, ended: GameInfo, following: GameInfo) -> None:
         """One table message for the whole match: the next deal edits the same one."""
-        old = slot("table", ended.game_id)
+        old = place("table", ended.game_id)
         message_id = self.outbox.message_id(ended.chat_id, old)
         if message_id is None:  # e.g. after a restart: the id as stored for the deal
             message_id = ended.message("table", ended.chat_id)
         self.outbox.forget(ended.chat_id, old)
         if message_id is not None:
-            self.outbox.remember(ended.chat_id, slot("table", following.game_id), message_id)
+            self.outbox.remember(ended.chat_id, place("table", following.game_id), message_id)
 
     async def game(self, game_id: int, info: GameInfo | None = None, table: bool = True) -> None:
         """Show the game's current state everywhere; notify whoever must open or defend
@@ -341,15 +344,15 @@ class Presenter:
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
         group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
-        table_slot = slot("table", game_id)
-        if self.outbox.message_id(info.chat_id, table_slot) is None:
+        table_place = place("table", game_id)
+        if self.outbox.message_id(info.chat_id, table_place) is None:
             known = info.message("table", info.chat_id)  # e.g. a match's earlier deal
             if known is not None:
-                self.outbox.remember(info.chat_id, table_slot, known)
+                self.outbox.remember(info.chat_id, table_place, known)
         if table:
             self.outbox.show_later(
                 info.chat_id,
-                table_slot,
+                table_place,
                 functools.partial(_table_content, group_lang, shown, game, self.username, over),
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
@@ -376,7 +379,7 @@ class Presenter:
             self._shown[key] = shows
             self.outbox.show_later(
                 seat.user_id,
-                slot("panel", game_id),
+                place("panel", game_id),
                 functools.partial(
                     _panel_content,
                     await self.langs.of_user(seat.user_id),
@@ -389,10 +392,10 @@ class Presenter:
                 decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
-            self.outbox.release(info.chat_id, slot("table", game_id))
+            self.outbox.release(info.chat_id, place("table", game_id))
             for seat in info.seats:
                 if not seat.is_ai:
-                    self.outbox.release(seat.user_id, slot("panel", game_id))
+                    self.outbox.release(seat.user_id, place("panel", game_id))
             self._forget(game_id, info)
 
     def _timeouts_for(self, game_id: int, bout: int) -> tuple[tuple[int, str], ...]:
@@ -501,7 +504,7 @@ class Presenter:
             self._shown[(info.game_id, seat)] = panel_key(game.view(seat), seat, table.seconds_left)
         self.outbox.show_later(
             user_id,
-            slot("panel", info.game_id),
+            place("panel", info.game_id),
             functools.partial(_panel_content, lang, table, game, seat, over, full),
             notify=notify,
             priority=PRIORITY_ACTOR,
@@ -511,7 +514,52 @@ class Presenter:
             else functools.partial(self._notify, info.game_id, game, seat, user_id),
         )
         if over:
-            self.outbox.release(user_id, slot("panel", info.game_id))
+            self.outbox.release(user_id, place("panel", info.game_id))
+
+    async def choice(
+        self,
+        info: GameInfo,
+        user_id: int,
+        view: View | PileView,
+        card: Card,
+        options: list[Action],
+    ) -> None:
+        """A tapped card that can do more than one thing (or a pair to confirm): the
+        panel asks what it should do."""
+        prompt = _("What should {card} do?").format(card=render.card(card))
+        markup = keyboards.choice(info.game_id, info.version, options)
+        await self._with_question(info, user_id, view, prompt, markup)
+
+    async def picker(
+        self, info: GameInfo, user_id: int, view: View, chosen: tuple[Card, ...]
+    ) -> None:
+        """The several-card opening picker, with ``chosen`` so far."""
+        prompt = _("Choose the cards to open with, then play them.")
+        markup = keyboards.picker(info.game_id, info.version, view, chosen)
+        await self._with_question(info, user_id, view, prompt, markup)
+
+    async def _with_question(
+        self,
+        info: GameInfo,
+        user_id: int,
+        view: View | PileView,
+        prompt: str,
+        markup: keyboards.Markup,
+    ) -> None:
+        """The panel with a question in place of the hand's buttons: the player's own
+        view of the table as it is now (no clock: he is answering), then the question."""
+        title = await self.titles.get(info.chat_id)
+        story = events.story(info.game_id, info.game) if info.game is not None else None
+        table = render.Table(
+            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+        )
+        self.outbox.show(
+            user_id,
+            place("panel", info.game_id),
+            render.panel_text(table) + "\n\n" + prompt,
+            markup,
+            priority=PRIORITY_ACTOR,
+        )
 
     async def _table(
         self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()

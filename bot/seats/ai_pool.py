@@ -51,7 +51,10 @@ def default_workers() -> int:
     return max(1, min(4, (os.cpu_count() or 2) - 1))
 
 
-class AiPlayers:
+class AiPool:
+    """The bot's AI seats' deciders: easy and normal in-process, hard in a supervised
+    pool of worker processes (the players themselves are :mod:`durak.ai`)."""
+
     def __init__(
         self,
         hard_budget_ms: int = HARD_BUDGET_MS,

@@ -2,7 +2,7 @@
 
 Telegram allows about 20 sends/edits a minute in a group, one a second in a private chat and
 30 a second for the whole bot, while the game redraws a table and every player's panel after
-each move. So the outbox keeps only the latest content per message *slot*, sends each chat's
+each move. So the outbox keeps only the latest content per message *place*, sends each chat's
 items in order at that chat's pace, lets the most urgent chat go first, and waits out 429s in
 the chat that got them without holding up the others. The bot-wide cap is fixed or learnt
 (``bot/transport/budget.py``), and every minute a few INFO lines say what the budget was spent on.
@@ -56,7 +56,7 @@ _TOPIC_GONE = ("message thread not found", "topic_deleted", "topic_closed")
 
 #: A keyboard: PTB's object, or the Bot API's JSON (bot/ui/keyboards.py builds that).
 Markup = InlineKeyboardMarkup | dict[str, Any]
-#: Content made when it is sent: a slot shown many times between two sends renders once.
+#: Content made when it is sent: a place shown many times between two sends renders once.
 Render = Callable[[], tuple[str, Markup | None]]
 #: Asked right after a render, at send time: whether that content notifies its reader.
 Decide = Callable[[], bool]
@@ -139,16 +139,16 @@ DEFAULT_LIMITS = SendLimits()
 
 @dataclass(slots=True, eq=False)
 class _Item:
-    """One queued message: a slot's latest content (``slot`` set) or a one-off send."""
+    """One queued message: a place's latest content (``place`` set) or a one-off send."""
 
     seq: int  # enqueue order; "oldest first" among chats of equal priority
-    slot: str | None
+    place: str | None
     text: str
     markup: Markup | None
     notify: bool
     priority: int
     attempts: int = 0  # network errors so far
-    forgotten: bool = False  # its slot was forgotten while it was in flight
+    forgotten: bool = False  # its place was forgotten while it was in flight
     document: tuple[str, bytes] | None = None  # (file name, content): sent with text as caption
     render: Render | None = None  # makes text and markup at send time (show_later)
     decide: Decide | None = None  # whether the rendered content notifies (show_later)
@@ -160,7 +160,7 @@ class _Item:
     @property
     def label(self) -> str:
         """What logs may say about the item (never its text)."""
-        return self.slot if self.slot is not None else "<send>"
+        return self.place if self.place is not None else "<send>"
 
     def absorb(self, newer: _Item) -> None:
         """Coalesce: the newer content wins, but a notification (or the question whether
@@ -182,7 +182,7 @@ class _Chat:
     interval: float
     tolerance: float = 0.0  # (burst - 1) * interval: how far sends may run ahead of the pace
     queue: deque[_Item] = field(default_factory=deque)
-    slots: dict[str, _Item] = field(default_factory=dict)  # the queued item of each slot
+    places: dict[str, _Item] = field(default_factory=dict)  # the queued item of each place
     priority: int = 0  # the highest priority queued: the head must go first anyway
     ready_at: float = float("-inf")  # no send/edit before this (a 429, a network error)
     paced_to: float = float("-inf")  # when the sends so far would end at the steady pace
@@ -231,7 +231,7 @@ class Outbox:
         self._chats: dict[int, _Chat] = {}
         self._ids: dict[tuple[int, str], int] = {}
         self._gone_topics: set[tuple[int, int]] = set()  # (chat, thread) that refused a post
-        self._releasing: set[tuple[int, str]] = set()  # drop the id once the slot is sent
+        self._releasing: set[tuple[int, str]] = set()  # drop the id once the place is sent
         self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
         self._waiting: list[tuple[float, int]] = []  # (ready_at, chat id)
         self._seq = itertools.count()
@@ -260,7 +260,7 @@ class Outbox:
     ) -> None:
         """Stop the worker; with ``drain``, first give queued items ``timeout`` s to go out
         (or until ``hurry`` is set). What is left unsent is logged at INFO, item by item
-        (chat, slot and method; never a text)."""
+        (chat, place and method; never a text)."""
         if drain and self._worker is not None:
             waits = [asyncio.ensure_future(self._idle.wait())]
             if hurry is not None:
@@ -278,23 +278,23 @@ class Outbox:
     def _log_unsent(self) -> None:
         unsent = [(chat_id, item) for chat_id, chat in self._chats.items() for item in chat.queue]
         for chat_id, item in unsent:
-            _LOGGER.info("outbox: unsent at stop: chat %s slot %s", chat_id, item.label)
+            _LOGGER.info("outbox: unsent at stop: chat %s place %s", chat_id, item.label)
         if unsent:
             _LOGGER.info("outbox stopped with %d item(s) unsent", len(unsent))
         else:
             _LOGGER.info("outbox stopped: everything queued was sent")
 
-    def remember(self, chat_id: int, slot: str, message_id: int) -> None:
-        """Seed a slot's message id (e.g. from the database after a restart)."""
-        self._ids[(chat_id, slot)] = message_id
+    def remember(self, chat_id: int, place: str, message_id: int) -> None:
+        """Seed a place's message id (e.g. from the database after a restart)."""
+        self._ids[(chat_id, place)] = message_id
 
-    def message_id(self, chat_id: int, slot: str) -> int | None:
-        return self._ids.get((chat_id, slot))
+    def message_id(self, chat_id: int, place: str) -> int | None:
+        return self._ids.get((chat_id, place))
 
     def show(
         self,
         chat_id: int,
-        slot: str,
+        place: str,
         text: str,
         markup: Markup | None = None,
         *,
@@ -302,18 +302,20 @@ class Outbox:
         priority: int = 0,
         thread: int = 0,
     ) -> None:
-        """Make ``slot`` display ``text``: edit its message, or post one (``notify`` always
+        """Make ``place`` display ``text``: edit its message, or post one (``notify`` always
         posts a new one, so the user is notified, and deletes the old; in a private chat
-        a slot's post without ``notify`` is silent). A new post goes to the forum topic
-        ``thread`` (0: none). Content still queued for the slot is replaced in place,
+        a place's post without ``notify`` is silent). A new post goes to the forum topic
+        ``thread`` (0: none). Content still queued for the place is replaced where it stands,
         keeping its position in the chat's queue."""
-        item = _Item(next(self._seq), slot, text, markup, notify, priority, queued_at=self._clock())
+        item = _Item(
+            next(self._seq), place, text, markup, notify, priority, queued_at=self._clock()
+        )
         item.thread = thread
-        self._show(chat_id, slot, item)
+        self._show(chat_id, place, item)
 
-    def _show(self, chat_id: int, slot: str, item: _Item) -> None:
+    def _show(self, chat_id: int, place: str, item: _Item) -> None:
         chat = self._chat(chat_id)
-        queued = chat.slots.get(slot)
+        queued = chat.places.get(place)
         if queued is None:
             self._enqueue(chat, item)
         else:
@@ -324,7 +326,7 @@ class Outbox:
     def show_later(
         self,
         chat_id: int,
-        slot: str,
+        place: str,
         render: Render,
         *,
         notify: bool = False,
@@ -339,11 +341,11 @@ class Outbox:
         forces it): whether content asks something of its reader is known only for the
         content sent, not for the state that queued it (issue 11)."""
         item = _Item(
-            next(self._seq), slot, "", None, notify, priority, render=render, decide=decide
+            next(self._seq), place, "", None, notify, priority, render=render, decide=decide
         )
         item.queued_at = self._clock()
         item.thread = thread
-        self._show(chat_id, slot, item)
+        self._show(chat_id, place, item)
 
     def send(
         self,
@@ -383,46 +385,46 @@ class Outbox:
         self._enqueue(chat, item)
         self._reschedule(chat)
 
-    def release(self, chat_id: int, slot: str) -> None:
-        """The slot is done with (a finished game's panel, a closed menu): its queued
+    def release(self, chat_id: int, place: str) -> None:
+        """The place is done with (a finished game's panel, a closed menu): its queued
         content is still delivered, then its message id is dropped. Unlike :meth:`forget`,
-        nothing shown last is lost; like it, memory is not kept for the slot for ever."""
-        key = (chat_id, slot)
-        if self._slot_pending(chat_id, slot):
+        nothing shown last is lost; like it, memory is not kept for the place for ever."""
+        key = (chat_id, place)
+        if self._place_pending(chat_id, place):
             self._releasing.add(key)
         else:
             self._ids.pop(key, None)
             self._releasing.discard(key)
 
-    def pending(self, chat_id: int, slot: str) -> bool:
-        """Whether newer content for ``slot`` is queued or on its way: what the chat
+    def pending(self, chat_id: int, place: str) -> bool:
+        """Whether newer content for ``place`` is queued or on its way: what the chat
         shows of it now is about to change."""
-        return self._slot_pending(chat_id, slot)
+        return self._place_pending(chat_id, place)
 
-    def _slot_pending(self, chat_id: int, slot: str) -> bool:
+    def _place_pending(self, chat_id: int, place: str) -> bool:
         chat = self._chats.get(chat_id)
         if chat is None:
             return False
-        return slot in chat.slots or (chat.busy is not None and chat.busy.slot == slot)
+        return place in chat.places or (chat.busy is not None and chat.busy.place == place)
 
-    def _released(self, chat_id: int, slot: str | None) -> None:
-        """A slot's item was delivered: drop its id if the slot was released meanwhile."""
-        if slot is None or (chat_id, slot) not in self._releasing:
+    def _released(self, chat_id: int, place: str | None) -> None:
+        """A place's item was delivered: drop its id if the place was released meanwhile."""
+        if place is None or (chat_id, place) not in self._releasing:
             return
-        if not self._slot_pending(chat_id, slot):
-            self._releasing.discard((chat_id, slot))
-            self._ids.pop((chat_id, slot), None)
+        if not self._place_pending(chat_id, place):
+            self._releasing.discard((chat_id, place))
+            self._ids.pop((chat_id, place), None)
 
-    def forget(self, chat_id: int, slot: str) -> None:
-        """Drop the slot: its queued content, its message id, and the id of a post in flight."""
-        self._ids.pop((chat_id, slot), None)
-        self._releasing.discard((chat_id, slot))
+    def forget(self, chat_id: int, place: str) -> None:
+        """Drop the place: its queued content, its message id, and the id of a post in flight."""
+        self._ids.pop((chat_id, place), None)
+        self._releasing.discard((chat_id, place))
         chat = self._chats.get(chat_id)
         if chat is None:
             return
-        if chat.busy is not None and chat.busy.slot == slot:
+        if chat.busy is not None and chat.busy.place == place:
             chat.busy.forgotten = True
-        queued = chat.slots.get(slot)
+        queued = chat.places.get(place)
         if queued is not None:
             self._remove(chat, queued)
             self._reschedule(chat)
@@ -453,8 +455,8 @@ class Outbox:
             chat.queue.appendleft(item)
         else:
             chat.queue.append(item)
-        if item.slot is not None:
-            chat.slots[item.slot] = item
+        if item.place is not None:
+            chat.places[item.place] = item
         chat.priority = item.priority if len(chat.queue) == 1 else max(chat.priority, item.priority)
         self._pending += 1
         self._idle.clear()
@@ -473,7 +475,7 @@ class Outbox:
             ahead: list[_Item] = []
             for later in chat.queue:
                 if later.priority == chat.priority:
-                    if later.slot is not None or all(i.slot is None for i in ahead):
+                    if later.place is not None or all(i.place is None for i in ahead):
                         item = later
                     break
                 ahead.append(later)
@@ -485,25 +487,25 @@ class Outbox:
         return item
 
     def _unlist(self, chat: _Chat, item: _Item) -> None:
-        if item.slot is not None and chat.slots.get(item.slot) is item:
-            del chat.slots[item.slot]
+        if item.place is not None and chat.places.get(item.place) is item:
+            del chat.places[item.place]
         chat.recompute_priority()
         self._pending -= 1
 
     def _drop_queue(self, chat: _Chat) -> int:
         dropped = len(chat.queue)
         chat.queue.clear()
-        chat.slots.clear()
+        chat.places.clear()
         chat.priority = 0
         self._pending -= dropped
         return dropped
 
     def _requeue(self, chat: _Chat, item: _Item) -> None:
-        """Put a failed item back at the front, merged with newer content for its slot."""
+        """Put a failed item back at the front, merged with newer content for its place."""
         if item.forgotten:
             return
-        if item.slot is not None:
-            newer = chat.slots.get(item.slot)
+        if item.place is not None:
+            newer = chat.places.get(item.place)
             if newer is not None:
                 self._remove(chat, newer)
                 item.absorb(newer)
@@ -585,7 +587,7 @@ class Outbox:
             if chat is None:
                 return self._waiting[0][0] - now if self._waiting else None
             self._dispatch(chat, now)
-        return None  # every request slot is taken; a finishing request wakes the worker
+        return None  # every request place is taken; a finishing request wakes the worker
 
     def _dispatch(self, chat: _Chat, now: float) -> None:
         item = self._take_head(chat)
@@ -670,7 +672,7 @@ class Outbox:
         finally:
             chat.busy = None
             self._in_flight -= 1
-            self._released(chat.chat_id, item.slot)
+            self._released(chat.chat_id, item.place)
             self._schedule(chat, self._clock())
             self._update_idle()
             self._wake.set()
@@ -682,10 +684,10 @@ class Outbox:
         if item.decide is not None:  # at the moment the content was made, not before
             item.notify = item.decide() or item.notify
             item.decide = None
-        if item.slot is None:
+        if item.place is None:
             await self._post(chat_id, item)
             return
-        key = (chat_id, item.slot)
+        key = (chat_id, item.place)
         previous = self._ids.get(key)
         if previous is not None and not item.notify:
             await self._edit(chat_id, previous, item)
@@ -693,7 +695,7 @@ class Outbox:
         message_id = await self._post(chat_id, item)
         if not item.forgotten:
             self._ids[key] = message_id
-            await self._announce(chat_id, item.slot, message_id)
+            await self._announce(chat_id, item.place, message_id)
         if previous is not None:
             await self._delete_quietly(chat_id, previous)
 
@@ -719,7 +721,7 @@ class Outbox:
                 "message_id": item.reply_to,
                 "allow_sending_without_reply": True,
             }
-        if item.slot is not None and not item.notify and chat_id > 0:
+        if item.place is not None and not item.notify and chat_id > 0:
             # a private panel posted only because it has no message yet (or lost it):
             # nothing he must act on, so no notification (issue 11)
             params["disable_notification"] = True
@@ -755,13 +757,13 @@ class Outbox:
         item.method = method
         self.metrics.call(method, chat_id)
 
-    async def _announce(self, chat_id: int, slot: str, message_id: int) -> None:
+    async def _announce(self, chat_id: int, place: str, message_id: int) -> None:
         if self._on_posted is None:
             return
         try:
-            await self._on_posted(chat_id, slot, message_id)
+            await self._on_posted(chat_id, place, message_id)
         except Exception:
-            _LOGGER.exception("on_posted failed for chat %s slot %s", chat_id, slot)
+            _LOGGER.exception("on_posted failed for chat %s place %s", chat_id, place)
 
     # ------------------------------------------------------------------ failures
 
@@ -774,7 +776,7 @@ class Outbox:
             self._pause(chat, wait)
             self._requeue(chat, item)
         elif isinstance(exc, _MessageGone):
-            _LOGGER.debug("chat %s slot %s: message gone, posting anew", chat.chat_id, item.slot)
+            _LOGGER.debug("chat %s place %s: message gone, posting anew", chat.chat_id, item.place)
             key = (chat.chat_id, item.label)
             if self._ids.get(key) == exc.message_id:  # not replaced by remember() meanwhile
                 del self._ids[key]
@@ -807,12 +809,16 @@ class Outbox:
         elif isinstance(exc, TelegramError):
             name = type(exc).__name__
             _LOGGER.warning(
-                "chat %s slot %s: dropped after %s: %s", chat.chat_id, item.label, name, exc.message
+                "chat %s place %s: dropped after %s: %s",
+                chat.chat_id,
+                item.label,
+                name,
+                exc.message,
             )
         else:  # a bug; the traceback is for DEBUG only, as it might quote the text
             name = type(exc).__name__
             _LOGGER.warning(
-                "chat %s slot %s: dropped after unexpected %s", chat.chat_id, item.label, name
+                "chat %s place %s: dropped after unexpected %s", chat.chat_id, item.label, name
             )
             _LOGGER.debug("unexpected outbox failure", exc_info=exc)
 
@@ -848,7 +854,7 @@ class Outbox:
         if not isinstance(exc, NotSent) and item.method not in _IDEMPOTENT:
             # the server may have acted on it: a second sendMessage would be a second message
             _LOGGER.warning(
-                "chat %s slot %s: %s may have been sent (%s); not sent again",
+                "chat %s place %s: %s may have been sent (%s); not sent again",
                 chat.chat_id,
                 item.label,
                 item.method,
@@ -858,7 +864,7 @@ class Outbox:
         item.attempts += 1
         if item.attempts > self._limits.network_retries:
             _LOGGER.warning(
-                "chat %s slot %s: dropped after %d network errors, last %s",
+                "chat %s place %s: dropped after %d network errors, last %s",
                 chat.chat_id,
                 item.label,
                 item.attempts,
@@ -895,7 +901,7 @@ def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:
 
 
 class _MessageGone(Exception):
-    """The slot's message was deleted (or is not the bot's): post a new one instead."""
+    """The place's message was deleted (or is not the bot's): post a new one instead."""
 
     def __init__(self, message_id: int) -> None:
         super().__init__(message_id)

@@ -1,8 +1,8 @@
 """Runs the application: start, long polling or the webhook, and stopping.
 
 PTB's ``run_polling`` / ``run_webhook`` are replaced by :func:`serve` so that the webhook is
-served by :mod:`bot.webhook` (PTB's custom-webhook pattern: updates go on the application's
-queue), and so that the bot's own start and stop can be what issue 10 asks of them.
+served by :mod:`bot.transport.webhook` (PTB's custom-webhook pattern: updates go on the
+application's queue), and so that the bot's own start and stop can be what issue 10 asks of them.
 """
 
 from __future__ import annotations

@@ -29,29 +29,72 @@
   (base 36) is the bot's, one use, for one user and one game: a forged or replayed
   press names no pending confirmation and is refused.
 
-Anything else, including data from a forged client, raises ``BadCallback``.
+Anything else, including data from a forged client, raises ``BadCallback``. The kind
+letters are the values of :class:`Kind` (stored panels keep working); the move letters
+after ``1g`` are another alphabet, read only by :func:`decode`'s move part.
+
+The deep links of ``/start`` (``t.me/<bot>?start=<payload>``) are in this codec too:
+``j<game>`` join lobby ``game``, ``g<game>`` my cards of game ``game`` (decimal), made
+by :func:`start_payload` and read by :func:`parse_start` alone.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer
 from durak.actions import Action, Beat, Lead, ReturnCard
 from durak.cards import Card, Rank, parse_card
 
 VERSION = "1"
-LOBBY_KINDS = frozenset("jlsrhxyza")
+
+
+class Kind(StrEnum):
+    """What a button is for; the value is its letter on the wire."""
+
+    JOIN = "j"  # join the lobby
+    LEAVE = "l"  # leave the lobby
+    START = "s"  # start the lobby's game
+    PLAY_AGAIN = "r"  # a Play-again lobby after a finished game
+    RECORD = "h"  # send the finished game's record
+    AI_EASY = "x"  # seat an AI player of a level in the lobby
+    AI_NORMAL = "y"
+    AI_HARD = "z"
+    CONFIRM_SEAT = "a"  # confirm one's seat in a Play-again lobby
+    MOVE = "g"  # a move (or a tap) on one's panel in a game
+    OPTION = "o"  # the settings menu (or, ``u...``, one's own language)
+    SUIT = "c"  # own trumps: choose one's suit
+    SKIP_VOTE = "q"  # /skip: vote to hand a seat to the AI
+    CAP = "n"  # cap the lobby's players
+    CONFIRM_LEAVE = "v"  # yes / no to /leave in a running game
+    CONFIRM_CANCEL = "w"  # yes / no to /cancel
+
+
+#: The kinds whose data is only ``1<kind>.<game>``.
+LOBBY_KINDS = frozenset(
+    {
+        Kind.JOIN,
+        Kind.LEAVE,
+        Kind.START,
+        Kind.PLAY_AGAIN,
+        Kind.RECORD,
+        Kind.AI_EASY,
+        Kind.AI_NORMAL,
+        Kind.AI_HARD,
+        Kind.CONFIRM_SEAT,
+    }
+)
 #: Lobby buttons that seat an AI player of a level.
-AI_KINDS = {"x": "easy", "y": "normal", "z": "hard"}
+AI_KINDS = {Kind.AI_EASY: "easy", Kind.AI_NORMAL: "normal", Kind.AI_HARD: "hard"}
 SETTING = re.compile(r"1o\.([a-z]{1,3})(?:\.(0|[1-9][0-9]?))?")
 SUIT = re.compile(r"1c\.([0-9a-z]{1,12})\.([SHDC])")
 SKIP = re.compile(r"1q\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.(0|[1-9][0-9]?)")
 CAP = re.compile(r"1n\.([0-9a-z]{1,12})\.([2-9]|1[0-6])")
 CONFIRM = re.compile(r"1([vw])\.([0-9a-z]{1,12})\.([0-9a-z]{1,12})\.([yn])")
 #: Confirmation kinds: what a confirmed press does.
-CONFIRM_KINDS = {"v": "leave", "w": "cancel"}
+CONFIRM_KINDS = {Kind.CONFIRM_LEAVE: "leave", Kind.CONFIRM_CANCEL: "cancel"}
 MAX_BYTES = 64
 #: At most this many cards in one attack button or one picker selection.
 MAX_CARDS = 6
@@ -102,8 +145,7 @@ Move = Action | Tap | Slot | Pick | Back | Refresh
 
 @dataclass(frozen=True, slots=True)
 class Callback:
-    kind: str  # j l s r h (lobby / series), g (a move in a game), o (settings), c (suit),
-    # v (a /skip vote: ``version`` and the target seat in ``choice``)
+    kind: Kind
     game_id: int
     #: ``g``: the state version the button was drawn for; only a pass and a slot carry it.
     version: int | None = None
@@ -112,7 +154,7 @@ class Callback:
     #: ``c``: the suit letter chosen (own trumps).
     suit: str | None = None
     #: ``o``: the index of the value chosen in the option's list (``None``: open the list);
-    #: ``q``: the seat voted away; ``n``: the cap of players chosen.
+    #: ``q``: the seat voted away (``version``: the state voted in); ``n``: the cap chosen.
     choice: int | None = None
     #: ``v``/``w``: the confirmation's token, and whether the press says yes.
     token: int | None = None
@@ -173,7 +215,8 @@ def _move(move: Move) -> str:
 
 
 def encode(cb: Callback) -> str:
-    if cb.kind == "o":
+    kind = Kind(cb.kind)  # a letter that names no kind is refused (ValueError)
+    if kind == Kind.OPTION:
         if cb.setting is None or not re.fullmatch(r"[a-z]{1,3}", cb.setting):
             raise ValueError("a settings button names a setting")
         if cb.choice is None:
@@ -181,25 +224,25 @@ def encode(cb: Callback) -> str:
         if not 0 <= cb.choice < 100:
             raise ValueError("a value button names a value")
         return f"{VERSION}o.{cb.setting}.{cb.choice}"
-    if cb.kind == "n":
+    if kind == Kind.CAP:
         if cb.choice is None or not 2 <= cb.choice <= 16:
             raise ValueError("a cap button names 2 to 16 players")
         return f"{VERSION}n.{_b36(cb.game_id)}.{cb.choice}"
-    if cb.kind in CONFIRM_KINDS:
+    if kind in CONFIRM_KINDS:
         if cb.token is None:
             raise ValueError("a confirmation button carries its token")
         answer = "y" if cb.yes else "n"
-        return f"{VERSION}{cb.kind}.{_b36(cb.game_id)}.{_b36(cb.token)}.{answer}"
-    if cb.kind == "c":
+        return f"{VERSION}{kind.value}.{_b36(cb.game_id)}.{_b36(cb.token)}.{answer}"
+    if kind == Kind.SUIT:
         if cb.suit not in ("S", "H", "D", "C"):
             raise ValueError("a suit button names a suit")
         return f"{VERSION}c.{_b36(cb.game_id)}.{cb.suit}"
-    text = f"{VERSION}{cb.kind}.{_b36(cb.game_id)}"
-    if cb.kind == "q":
+    text = f"{VERSION}{kind.value}.{_b36(cb.game_id)}"
+    if kind == Kind.SKIP_VOTE:
         if cb.version is None or cb.choice is None or not 0 <= cb.choice < 100:
             raise ValueError("a skip button names a state and a seat")
         return f"{text}.{_b36(cb.version)}.{cb.choice}"
-    if cb.kind == "g":
+    if kind == Kind.MOVE:
         if cb.move is None:
             raise ValueError("a game callback needs a move")
         if cb.version is not None:
@@ -210,31 +253,60 @@ def encode(cb: Callback) -> str:
 
 
 def lobby(kind: str, game_id: int) -> str:
+    kind = Kind(kind)
+    if kind not in LOBBY_KINDS:
+        raise ValueError(f"{kind.name} is not a lobby button")
     return encode(Callback(kind, game_id))
 
 
 def setting(code: str, choice: int | None = None) -> str:
-    return encode(Callback("o", 0, setting=code, choice=choice))
+    return encode(Callback(Kind.OPTION, 0, setting=code, choice=choice))
 
 
 def cap(game_id: int, players: int) -> str:
-    return encode(Callback("n", game_id, choice=players))
+    return encode(Callback(Kind.CAP, game_id, choice=players))
 
 
 def confirm(kind: str, game_id: int, token: int, yes: bool) -> str:
-    return encode(Callback(kind, game_id, token=token, yes=yes))
+    return encode(Callback(Kind(kind), game_id, token=token, yes=yes))
 
 
 def suit(game_id: int, letter: str) -> str:
-    return encode(Callback("c", game_id, suit=letter))
+    return encode(Callback(Kind.SUIT, game_id, suit=letter))
 
 
 def skip(game_id: int, version: int, seat: int) -> str:
-    return encode(Callback("q", game_id, version, choice=seat))
+    return encode(Callback(Kind.SKIP_VOTE, game_id, version, choice=seat))
 
 
 def move(game_id: int, version: int | None, m: Move) -> str:
-    return encode(Callback("g", game_id, version, m))
+    return encode(Callback(Kind.MOVE, game_id, version, m))
+
+
+class Link(StrEnum):
+    """What a ``/start`` deep link opens; the value is its payload's first letter."""
+
+    JOIN = "j"  # join the lobby, from the private chat
+    CARDS = "g"  # my cards: the panel of a game one sits in
+
+
+#: ``/start`` payloads: Telegram allows 64 characters of ``[A-Za-z0-9_-]``.
+_START = re.compile(r"([jg])([0-9]{1,18})")
+
+
+def start_payload(link: Link, game_id: int) -> str:
+    if game_id < 0:
+        raise ValueError("negative")
+    return f"{Link(link).value}{game_id}"
+
+
+def parse_start(payload: str) -> tuple[Link, int] | None:
+    """The deep link of ``/start <payload>``; None for a plain /start or one this bot
+    did not make (ASCII digits only: ``str.isdigit`` also takes "²")."""
+    found = _START.fullmatch(payload)
+    if found is None:
+        return None
+    return Link(found.group(1)), int(found.group(2))
 
 
 def _cards(text: str, count: int | None) -> list[Card]:
@@ -267,26 +339,29 @@ def decode(data: object) -> Callback:
     if option:
         index = option.group(2)
         return Callback(
-            "o", 0, setting=option.group(1), choice=None if index is None else int(index)
+            Kind.OPTION, 0, setting=option.group(1), choice=None if index is None else int(index)
         )
     chosen = SUIT.fullmatch(data)
     if chosen:
-        return Callback("c", int(chosen.group(1), 36), suit=chosen.group(2))
+        return Callback(Kind.SUIT, int(chosen.group(1), 36), suit=chosen.group(2))
     vote = SKIP.fullmatch(data)
     if vote:
         game_text, version_text, seat_text = vote.groups()
-        return Callback("q", int(game_text, 36), int(version_text, 36), choice=int(seat_text))
+        return Callback(
+            Kind.SKIP_VOTE, int(game_text, 36), int(version_text, 36), choice=int(seat_text)
+        )
     capped = CAP.fullmatch(data)
     if capped:
-        return Callback("n", int(capped.group(1), 36), choice=int(capped.group(2)))
+        return Callback(Kind.CAP, int(capped.group(1), 36), choice=int(capped.group(2)))
     asked = CONFIRM.fullmatch(data)
     if asked:
         kind, game, token, answer = asked.groups()
-        return Callback(kind, int(game, 36), token=int(token, 36), yes=answer == "y")
+        return Callback(Kind(kind), int(game, 36), token=int(token, 36), yes=answer == "y")
     m = _DATA.fullmatch(data)
     if not m:
         raise BadCallback("not callback data of this bot")
-    kind, game, version, move_text = m.groups()
+    letter, game, version, move_text = m.groups()
+    kind = Kind(letter)
     game_id = int(game, 36)
     if kind in LOBBY_KINDS:
         if move_text is not None:
@@ -322,4 +397,4 @@ def decode(data: object) -> Callback:
         parsed = _SIMPLE[op]
     else:
         raise BadCallback("unknown move")
-    return Callback("g", game_id, None if version is None else int(version, 36), parsed)
+    return Callback(Kind.MOVE, game_id, None if version is None else int(version, 36), parsed)

@@ -109,7 +109,7 @@ def confirm(kind: str, game_id: int, token: int) -> Markup:
 
 def notify_join(bot_username: str, game_id: int) -> Markup:
     """Under the /notify_me message: join the new lobby from the private chat."""
-    url = deep_link(bot_username, f"j{game_id}")
+    url = deep_link(bot_username, cb.start_payload(cb.Link.JOIN, game_id))
     return markup([[button("✋ " + _("Join"), url=url)]])
 
 
@@ -126,14 +126,14 @@ def table(bot_username: str, game_id: int, over: bool) -> Markup:
     (the record is offered once, under the end-of-game message)."""
     if over:
         return markup([])
-    url = deep_link(bot_username, f"g{game_id}")
+    url = deep_link(bot_username, cb.start_payload(cb.Link.CARDS, game_id))
     return markup([[button("🃏 " + _("My cards"), url=url)]])
 
 
 def my_cards(bot_username: str, game_id: int, name: str) -> Markup:
     """The group's one button for a player the bot cannot write to: it opens the private
     chat, whose Start delivers his panel (the same deep link as "My cards")."""
-    url = deep_link(bot_username, f"g{game_id}")
+    url = deep_link(bot_username, cb.start_payload(cb.Link.CARDS, game_id))
     return markup([[button("🃏 " + _("{name}: get my cards").format(name=name), url=url)]])
 
 

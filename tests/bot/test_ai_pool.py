@@ -10,7 +10,7 @@ import signal
 from dataclasses import replace
 from pathlib import Path
 
-from bot.seats.ai_pool import AiPlayers
+from bot.seats.ai_pool import AiPool
 from durak.ai import decide, observation_for
 from durak.service import GameInfo, GameService
 from tests.fake_telegram.fixtures import async_test
@@ -30,7 +30,7 @@ async def hard_table(tmp_path: Path, chat: int = -100) -> tuple[GameService, Gam
 @async_test
 async def test_a_dead_worker_is_replaced_and_the_hard_ai_plays_on(tmp_path, caplog):
     service, info, seat = await hard_table(tmp_path)
-    ai = AiPlayers(20, workers=1)
+    ai = AiPool(20, workers=1)
     try:
         with caplog.at_level(logging.INFO, logger="bot.seats.ai_pool"):
             first = await ai.decide(info, seat)
@@ -53,14 +53,14 @@ async def test_a_dead_worker_is_replaced_and_the_hard_ai_plays_on(tmp_path, capl
 @async_test
 async def test_one_group_has_a_bounded_number_of_hard_decisions_in_flight(tmp_path):
     service, info, seat = await hard_table(tmp_path)
-    ai = AiPlayers(20, workers=2, per_group=1, wait_limit=60)
+    ai = AiPool(20, workers=2, per_group=1, wait_limit=60)
     try:
         actions = await asyncio.gather(*(ai.decide(info, seat) for _ in range(4)))
         assert info.game is not None
         assert all(a in info.game.legal_actions(seat) for a in actions)
         assert ai.peak_per_group == 1 and ai.by_normal == 0
         assert not ai._groups  # nothing kept per group once its decisions are done
-        wider = AiPlayers(20, workers=1, per_group=2, wait_limit=60)
+        wider = AiPool(20, workers=1, per_group=2, wait_limit=60)
         try:
             await asyncio.gather(*(wider.decide(info, seat) for _ in range(3)))
             assert wider.peak_per_group == 2  # the count sees concurrency where allowed
@@ -74,7 +74,7 @@ async def test_one_group_has_a_bounded_number_of_hard_decisions_in_flight(tmp_pa
 @async_test
 async def test_a_hard_decision_that_waits_too_long_is_played_by_normal(tmp_path):
     service, info, seat = await hard_table(tmp_path)
-    ai = AiPlayers(20, workers=1, wait_limit=0)
+    ai = AiPool(20, workers=1, wait_limit=0)
     try:
         action = await ai.decide(info, seat)
         assert info.game is not None

@@ -18,7 +18,7 @@ async def test_the_table_goes_before_command_replies_queued_ahead_of_it():
     outbox = Outbox(bot, SendLimits(group_interval=0.001, global_per_second=1e5))  # type: ignore[arg-type]
     group = -100
     for n in range(40):
-        outbox.send(group, f"help {n}", priority=1)  # what Handlers.reply queues
+        outbox.send(group, f"help {n}", priority=1)  # what FlowContext.reply queues
     outbox.show(group, "table:1", "the table", priority=PRIORITY_GROUP)
     outbox.send(group, "🏁 the end", priority=PRIORITY_GROUP)
     await outbox.start()
@@ -45,7 +45,7 @@ async def test_a_members_repeated_command_is_answered_once_a_minute(
         texts = [m.plain_text or "" for m in server.messages(group) if m.sender.is_bot]
         assert sum("/newgame" in t for t in texts) == 2
         assert sum("Deck:" in t for t in texts) == 1
-        handlers = durak_of(app).handlers
+        handlers = durak_of(app).flows
         assert handlers is not None
         handlers.repeat_window = 0  # a minute later: answered again
         await users[0].send(group, "/help")

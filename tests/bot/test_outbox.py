@@ -81,8 +81,8 @@ class Recorder:
     posted: list[tuple[int, str, int]] = field(default_factory=list)
     forbidden: list[int] = field(default_factory=list)
 
-    async def on_posted(self, chat_id: int, slot: str, message_id: int) -> None:
-        self.posted.append((chat_id, slot, message_id))
+    async def on_posted(self, chat_id: int, place: str, message_id: int) -> None:
+        self.posted.append((chat_id, place, message_id))
 
     async def on_forbidden(self, chat_id: int) -> None:
         self.forbidden.append(chat_id)
