@@ -29,6 +29,7 @@ from .transport.request import AiohttpRequest, UpdatesRequest
 from .transport.runner import ALLOWED_UPDATES
 from .ui import keyboards, render
 from .ui.i18n import DEFAULT, SUPPORTED, _, language
+from .webapp import LIMITS, Bridge, Registry, WebApp
 
 if TYPE_CHECKING:
     from durak.store.lease import Lease
@@ -110,6 +111,8 @@ class DurakBot:
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
+    #: The Mini App (``DURAK_WEBAPP_URL``), served once this process is the active one.
+    webapp: WebApp | None = None
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
@@ -133,11 +136,15 @@ class DurakBot:
             time_scale=self.time_scale,
         )
         self.presenter.timers = self.timers
+        if self.config.webapp_url:
+            self.webapp = self._webapp(app)
         self.flows = Flows.build(self.service, self.presenter)
         self.flows.register(app)
         await self.outbox.start()
         await self._set_commands(app)
         await self.resume()
+        if self.webapp is not None and not self.config.webhook_url:  # webhook: runner.serve
+            await self.webapp.start(self.config.webapp_listen, self.config.webapp_port)
         self.flows.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
         self.timers.start_sweeping(self.sweep_every)
 
@@ -147,6 +154,8 @@ class DurakBot:
         aiosqlite connection's thread would keep the process alive for ever. The
         PostgreSQL lease goes last: no other process is active before this one is done."""
         try:
+            if self.webapp is not None:
+                await self.webapp.stop()
             if self.flows is not None:
                 await self.flows.lifecycle.stop()
             if self.timers is not None:
@@ -161,6 +170,33 @@ class DurakBot:
                 self.service = None
                 log.info("database closed")
             await release_lease(self.lease)
+
+    def _webapp(self, app: Application) -> WebApp:  # type: ignore[type-arg]
+        """The Mini App's server, wired to the service and the presenter."""
+        assert self.service is not None and self.presenter is not None
+        bot = app.bot
+
+        async def member(chat_id: int, user_id: int) -> bool:
+            try:
+                found = await bot.get_chat_member(chat_id, user_id)
+            except TelegramError:
+                return False
+            return found.status in ("creator", "administrator", "member") or bool(
+                getattr(found, "is_member", False)
+            )
+
+        self.presenter.webapp_url = self.config.webapp_url
+        short = self.config.webapp_short_name
+        if short is not None:
+            self.presenter.webapp_link = f"https://t.me/{bot.username}/{short}"
+        elif getattr(bot.bot, "has_main_web_app", False):
+            self.presenter.webapp_link = f"https://t.me/{bot.username}"
+        registry = Registry(per_user=LIMITS.per_user)
+        bridge = Bridge(self.service, self.presenter, registry, member)
+        self.presenter.live = bridge
+        return WebApp(
+            self.config.webapp_path, self.config.token, bridge, registry, self.config.webapp_max_age
+        )
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
         """The command menus, per scope (groups / private chats) and per language."""

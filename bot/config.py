@@ -40,6 +40,18 @@ Webhook mode instead of long polling, when DURAK_WEBHOOK_URL is set:
                         Telegram sends it with every update, others are refused
   DURAK_WEBHOOK_LISTEN  address to listen on (default 0.0.0.0)
   DURAK_WEBHOOK_PORT    port to listen on (default 8080)
+
+The table as a Telegram Mini App, when DURAK_WEBAPP_URL is set:
+  DURAK_WEBAPP_URL         the public https URL of the page, e.g.
+                           https://bot.example.org/durak/app (its path is served;
+                           the WebSocket is <path>/ws); on the webhook's server in
+                           webhook mode, else on a listener of its own:
+  DURAK_WEBAPP_LISTEN      address to listen on in polling mode (default 0.0.0.0)
+  DURAK_WEBAPP_PORT        port to listen on in polling mode (default 8081)
+  DURAK_WEBAPP_MAX_AGE     seconds a page's initData stays valid (default 86400)
+  DURAK_WEBAPP_SHORT_NAME  the Mini App's short name in @BotFather (/newapp): the
+                           group's table links to t.me/<bot>/<name>?startapp=<game>
+                           (without it, to the bot's main Mini App if it has one)
 """
 
 
@@ -61,6 +73,19 @@ class Config:
     global_mode: str = "adaptive"
     global_ceiling: float = 100.0
     max_in_flight: int = 64
+    webapp_url: str | None = None
+    webapp_listen: str = "0.0.0.0"
+    webapp_port: int = 8081
+    webapp_max_age: float = 86400.0
+    webapp_short_name: str | None = None
+
+    @property
+    def webapp_path(self) -> str:
+        """The path part of the Mini App's public URL, without a trailing slash."""
+        if self.webapp_url is None:
+            return ""
+        rest = self.webapp_url.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+        return "/" + rest.partition("/")[2].strip("/")
 
     @property
     def webhook_path(self) -> str:
@@ -111,6 +136,19 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("DURAK_GLOBAL_MODE must be fixed or adaptive")
     ceiling = _number(env, "DURAK_GLOBAL_CEILING", max(100.0, per_second), per_second, 1000.0)
     in_flight = int(_number(env, "DURAK_MAX_IN_FLIGHT", 64, 1, 1024, whole=True))
+    app_url = env.get("DURAK_WEBAPP_URL", "").strip() or None
+    if app_url is not None and not re.match(r"^https://[^\s/?#]+(/[^\s?#]*)?$", app_url):
+        raise ConfigError(
+            "DURAK_WEBAPP_URL must be an https URL without query (Telegram requires TLS)"
+        )
+    app_listen = env.get("DURAK_WEBAPP_LISTEN", "").strip() or "0.0.0.0"
+    app_port = int(_number(env, "DURAK_WEBAPP_PORT", 8081, 1, 65535, whole=True))
+    max_age = _number(env, "DURAK_WEBAPP_MAX_AGE", 86400.0, 10.0, 30 * 86400.0)
+    short = env.get("DURAK_WEBAPP_SHORT_NAME", "").strip() or None
+    if short is not None and not re.match(r"^[A-Za-z0-9_]{3,30}$", short):
+        raise ConfigError(
+            "DURAK_WEBAPP_SHORT_NAME must be the app's short name (3-30 of A-Z a-z 0-9 _)"
+        )
     return Config(
         token=token,
         db_path=db,
@@ -124,6 +162,11 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         global_mode=mode,
         global_ceiling=ceiling,
         max_in_flight=in_flight,
+        webapp_url=app_url,
+        webapp_listen=app_listen,
+        webapp_port=app_port,
+        webapp_max_age=max_age,
+        webapp_short_name=short,
     )
 
 

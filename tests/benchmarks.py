@@ -40,6 +40,7 @@ ENGINE = [
     ["-m", "durak", "selfplay", "--games", "5", "--players", "2-6", "--seed", "1",
      "--rules", '{"transfer": true}', "--out", "records"],  # README's self-play
     ["-m", "tests.bot.bench_render", "--steps", "10"],
+    ["-m", "tests.bot.webapp.bench_webapp", "--games", "2", "--players", "2", "--seconds", "3"],
 ]  # fmt: skip
 
 SERVICE = ["-m", "durak.service.bench"]

@@ -9,6 +9,7 @@ import functools
 import logging
 import time
 from dataclasses import replace
+from typing import Protocol
 
 from telegram import Bot
 from telegram.error import TelegramError
@@ -29,6 +30,17 @@ log = logging.getLogger(__name__)
 
 # Outbox priorities: the player the game waits for first, then the group table.
 PRIORITY_ACTOR, PRIORITY_GROUP, PRIORITY_PANEL = 3, 2, 0
+
+
+class Live(Protocol):
+    """The Mini App's pages (``bot.webapp``): told of every change, and asked whether a
+    player has the game open there (then his private panel is not edited per move)."""
+
+    def push(self, info: GameInfo, game: Game, table: render.Table) -> None: ...
+
+    def watching(self, user_id: int, game_id: int) -> bool: ...
+
+    def moved(self, old: int, new: int) -> None: ...
 
 
 def place(kind: str, game_id: int) -> str:
@@ -113,16 +125,23 @@ def bout_of(view: View) -> tuple[object, ...]:
 
 
 def _table_content(
-    lang: str, table: render.Table, game: Game, username: str, over: bool
+    lang: str, table: render.Table, game: Game, username: str, over: bool, app: str | None = None
 ) -> tuple[str, keyboards.Markup]:
-    """The group's table as it is when sent (never a hand: the public view)."""
+    """The group's table as it is when sent (never a hand: the public view); ``app``: the
+    Mini App's direct link for this game."""
     with language(lang):
         now = _now(table, game.view(None))
-        return render.table_text(now), keyboards.table(username, table.game_id, over=over)
+        return render.table_text(now), keyboards.table(username, table.game_id, over, app)
 
 
 def _panel_content(
-    lang: str, table: render.Table, game: Game, seat: int, over: bool, full: bool = False
+    lang: str,
+    table: render.Table,
+    game: Game,
+    seat: int,
+    over: bool,
+    full: bool = False,
+    app: str | None = None,
 ) -> tuple[str, keyboards.Markup | None]:
     """A player's panel as it is when sent: the table, his hand, what he may do; for a
     player the game does not wait on, his hand and one line (``full``: the table too,
@@ -133,6 +152,8 @@ def _panel_content(
         if over:
             return render.panel_text(now), None
         markup = keyboards.panel(table.game_id, now.version, now.view)
+        if app is not None:  # the Mini App's button (inline web_app buttons: private chats)
+            markup = keyboards.with_table_app(markup, app)
         if acting(now.view, seat):
             return render.panel_text(now), markup
         if full:
@@ -181,6 +202,11 @@ class Presenter:
         self.username = username
         self.langs = langs
         self.timers: TurnTimers | None = None
+        self.live: Live | None = None
+        #: The Mini App's page (``DURAK_WEBAPP_URL``), and its direct link in t.me
+        #: (``https://t.me/<bot>/<short name>`` or the main app's ``https://t.me/<bot>``).
+        self.webapp_url: str | None = None
+        self.webapp_link: str | None = None
         #: (game, seat): what his panel shows (``panel_key``) as last queued.
         self._shown: dict[tuple[int, int], tuple[object, ...]] = {}
         #: (game, seat): the wait he was last notified of (``_wait_of``).
@@ -200,6 +226,14 @@ class Presenter:
         #: own trumps: the (game, user) told to choose his suit.
         self._choosers: set[tuple[int, int]] = set()
 
+    def app_url(self, game_id: int) -> str | None:
+        """The Mini App's page for this game (the private panel's web_app button)."""
+        return None if self.webapp_url is None else f"{self.webapp_url}?game={game_id}"
+
+    def app_link(self, game_id: int) -> str | None:
+        """The Mini App's direct link for this game (the group's table)."""
+        return None if self.webapp_link is None else f"{self.webapp_link}?startapp={game_id}"
+
     async def changed(self, info: GameInfo, finished: bool = False) -> None:
         """A game moved: show it everywhere, announce the end, start the next clock.
         A sprint deal that ended with the match going on hands its table message
@@ -214,6 +248,8 @@ class Presenter:
             # before the ended deal's panels are shown for the last time, which lets its
             # table place go (the outbox drops the id once nothing is queued for it)
             self._carry_table(info, following)
+            if self.live is not None:
+                self.live.moved(info.game_id, following.game_id)
             await self.game(info.game_id, info, table=False)
             await self.ended(info, following)
             if self.timers is not None:
@@ -341,6 +377,8 @@ class Presenter:
         bout = self._bout(game_id, game.view(None))
         shown = await self._table(info, game, self._timeouts_for(game_id, bout))
         public = shown.view
+        if self.live is not None:
+            self.live.push(info, game, shown)
         # The texts are made when the outbox sends them (show_later): a chat takes about
         # one edit a second, a game moves faster, and most renderings would be replaced.
         group_lang = await self.langs.of_group(info.chat_id, info.creator_id)
@@ -353,7 +391,15 @@ class Presenter:
             self.outbox.show_later(
                 info.chat_id,
                 table_place,
-                functools.partial(_table_content, group_lang, shown, game, self.username, over),
+                functools.partial(
+                    _table_content,
+                    group_lang,
+                    shown,
+                    game,
+                    self.username,
+                    over,
+                    self.app_link(game_id),
+                ),
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
@@ -372,6 +418,10 @@ class Presenter:
             if seat.timeouts:  # the clock decided for him: he is not looking (_continues)
                 self._asking.pop(key, None)
             self._games_of.setdefault(seat.user_id, set()).add(game_id)
+            if not over and self.live is not None and self.live.watching(seat.user_id, game_id):
+                # he plays in the Mini App: his panel is edited once, when he closes it
+                self._shown.pop(key, None)
+                continue
             wait = None if quiet else self._wait_of(public, seat.seat, bout)
             untold = wait is not None and self._told.get(key) != wait
             if not untold and self._shown.get(key) == shows:
@@ -387,6 +437,7 @@ class Presenter:
                     game,
                     seat.seat,
                     over,
+                    app=self.app_url(game_id),
                 ),
                 priority=PRIORITY_ACTOR if acting(mine, seat.seat) else PRIORITY_PANEL,
                 decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
@@ -505,7 +556,9 @@ class Presenter:
         self.outbox.show_later(
             user_id,
             place("panel", info.game_id),
-            functools.partial(_panel_content, lang, table, game, seat, over, full),
+            functools.partial(
+                _panel_content, lang, table, game, seat, over, full, self.app_url(info.game_id)
+            ),
             notify=notify,
             priority=PRIORITY_ACTOR,
             # a push of his still queued goes with this content, if it asks him then

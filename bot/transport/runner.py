@@ -59,6 +59,7 @@ async def serve(
                 config.webhook_secret,
                 config.webhook_listen,
                 config.webhook_port,
+                also=app.bot_data["durak"].webapp,
             )
             await webhook.start()
             await app.bot.set_webhook(

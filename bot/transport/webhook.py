@@ -14,12 +14,20 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+from typing import Protocol
 
 from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
 from .request import slim_update
+
+
+class Mounted(Protocol):
+    """Routes served beside the webhook (the Mini App)."""
+
+    def install(self, app: web.Application) -> None: ...
+
 
 __all__ = ["MAX_BODY", "SECRET_HEADER", "WebhookServer"]
 
@@ -40,6 +48,7 @@ class WebhookServer:
         secret: str,
         listen: str = "0.0.0.0",
         port: int = 8080,
+        also: Mounted | None = None,
     ) -> None:
         self._app = app
         self._path = "/" + path.lstrip("/")
@@ -47,10 +56,13 @@ class WebhookServer:
         self._listen = listen
         self._port = port
         self._runner: web.AppRunner | None = None
+        self._also = also
 
     async def start(self) -> None:
         server = web.Application(client_max_size=MAX_BODY)
         server.router.add_post(self._path, self._handle)
+        if self._also is not None:  # the Mini App, on the same server
+            self._also.install(server)
         # lingering_time=0: a refused request's unread body is not read to its end
         self._runner = web.AppRunner(server, access_log=None, lingering_time=0)
         await self._runner.setup()

@@ -121,13 +121,23 @@ def ended(bot_username: str, game_id: int, again: bool = True) -> Markup:
     return markup([play, record] if again else [record])
 
 
-def table(bot_username: str, game_id: int, over: bool) -> Markup:
-    """The group's table: a way to one's cards while playing; once over, no buttons
-    (the record is offered once, under the end-of-game message)."""
+def table(bot_username: str, game_id: int, over: bool, app: str | None = None) -> Markup:
+    """The group's table: a way to one's cards while playing (and with ``app``, the Mini
+    App's direct link: inline ``web_app`` buttons work in private chats only); once over,
+    no buttons (the record is offered once, under the end-of-game message)."""
     if over:
         return markup([])
     url = deep_link(bot_username, cb.start_payload(cb.Link.CARDS, game_id))
-    return markup([[button("🃏 " + _("My cards"), url=url)]])
+    row = [button("🃏 " + _("My cards"), url=url)]
+    if app is not None:
+        row.append(button("🎴 " + _("Open the table"), url=app))
+    return markup([row])
+
+
+def with_table_app(panel: Markup, url: str) -> Markup:
+    """A private panel with the Mini App's button on top ("🃏 Open the table")."""
+    opener: dict[str, Any] = {"text": "🃏 " + _("Open the table"), "web_app": {"url": url}}
+    return markup([[opener], *panel["inline_keyboard"]])
 
 
 def my_cards(bot_username: str, game_id: int, name: str) -> Markup:

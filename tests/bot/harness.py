@@ -10,7 +10,7 @@ import random
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from telegram.ext import Application
@@ -31,6 +31,8 @@ from .textcards import cards_in
 SCALE = 0.05
 #: The webhook ``running_bot`` registers (https, as the bot's settings insist) and serves.
 WEBHOOK_URL = "https://durak.example.org/hook"
+WEBAPP_URL = "https://durak.example.org/durak/app"
+WEBAPP_PATH = "/durak/app"
 WEBHOOK_PATH = "hook"
 WEBHOOK_SECRET = "harness-s3cret"
 
@@ -60,12 +62,17 @@ async def running_bot(
     limits: SendLimits | None = None,
     *,
     webhook_port: int | None = None,
+    webapp_port: int | None = None,
     **tweaks: float,
 ) -> AsyncIterator[Application]:  # type: ignore[type-arg]
     """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly; with
     ``webhook_port``, in webhook mode instead, serving ``WEBHOOK_PATH`` on 127.0.0.1 (the
     fake server's ``webhook_target`` must say so: it may live in another process)."""
     config = Config(token=server.token, db_path=str(db), api_url=server.base_url)
+    if webapp_port is not None:  # the Mini App on 127.0.0.1 (WEBAPP_URL's path)
+        config = replace(
+            config, webapp_url=WEBAPP_URL, webapp_listen="127.0.0.1", webapp_port=webapp_port
+        )
     app = build_application(config, limits or SendLimits().scaled(SCALE))
     bot = durak_of(app)
     bot.time_scale = SCALE

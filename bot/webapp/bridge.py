@@ -1,0 +1,197 @@
+"""The Mini App's one seam into the rest of the bot: which game a page shows, its state
+for the connection's seat, a move through the same service call as a panel press, and
+the pushes on every change (called by the presenter, which shows every change)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from durak import Game
+from durak.service import (
+    FINISHED,
+    RUNNING,
+    GameInfo,
+    GameService,
+    IllegalMove,
+    ServiceError,
+    StaleVersion,
+)
+
+from ..ui import render
+from . import protocol
+from .auth import WebAppUser
+from .registry import Conn, Registry
+
+if TYPE_CHECKING:
+    from ..screens.presenter import Presenter
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Bridge", "Target"]
+
+#: Whether a user is a member of a group (``getChatMember``), for spectators.
+Member = Callable[[int, int], Awaitable[bool]]
+
+
+class Target:
+    """The game a page is opened on, and the seat it shows (``None``: a spectator)."""
+
+    def __init__(self, info: GameInfo, seat: int | None) -> None:
+        self.info, self.seat = info, seat
+
+
+class Bridge:
+    def __init__(
+        self, service: GameService, presenter: Presenter, registry: Registry, member: Member
+    ) -> None:
+        self.service = service
+        self.presenter = presenter
+        self.registry = registry
+        self.member = member
+        registry.on_last_closed = self._closed
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def language(self, user: WebAppUser) -> str:
+        return await self.presenter.langs.of_user(user.user_id)
+
+    async def find(self, user: WebAppUser, game: int | None) -> Target | str:
+        """The game the page asks for (``start_param`` first, then the button's ``game``),
+        else his newest running game; a refusal code if he may not see it."""
+        wanted = game
+        start = user.start_param
+        if start is not None:
+            if not start.isdigit() or len(start) > 15:
+                return "no_game"
+            wanted = int(start)
+        if wanted is None:
+            mine = [
+                i for i in await self.service.games_of_user(user.user_id) if i.status == RUNNING
+            ]
+            if not mine:
+                return "no_game"
+            wanted = max(i.game_id for i in mine)
+        try:
+            info = await self.service.game(wanted)
+        except ServiceError:
+            return "no_game"
+        if info.game is None:
+            return "no_game"
+        seat = info.seat_of(user.user_id)
+        if seat is not None:
+            return Target(info, seat)
+        if await self.member(info.chat_id, user.user_id):
+            return Target(info, None)
+        return "not_member"
+
+    async def state(self, conn: Conn, info: GameInfo | None = None) -> dict[str, Any] | None:
+        info = info or await self.service.game(conn.game_id)
+        game = info.game
+        if game is None:
+            return None
+        table = await self.presenter._table(info, game)
+        view = game.view(conn.seat)
+        return protocol.state(protocol.for_seat(table, view), conn.lang)
+
+    async def send_state(self, conn: Conn, info: GameInfo | None = None) -> None:
+        message = await self.state(conn, info)
+        if message is not None:
+            conn.shown = message["state"]["version"]
+            conn.send(protocol.dumps(message))
+
+    def push(self, info: GameInfo, game: Game, table: render.Table) -> None:
+        """Every page open on this game gets the new state, each its own seat's view:
+        one message per page, made once per (seat, language)."""
+        made: dict[tuple[int | None, str], str] = {}
+        version = max(table.version, game.view(None).moves)
+        for conn in self.registry.of_game(info.game_id):
+            if conn.shown == version and info.status == RUNNING:
+                continue
+            key = (conn.seat, conn.lang)
+            text = made.get(key)
+            if text is None:
+                view = game.view(conn.seat)
+                text = made[key] = protocol.dumps(
+                    protocol.state(protocol.for_seat(table, view), conn.lang)
+                )
+            conn.shown = version
+            conn.send(text)
+
+    def watching(self, user_id: int, game_id: int) -> bool:
+        return self.registry.watching(user_id, game_id)
+
+    def moved(self, old: int, new: int) -> None:
+        self.registry.moved(old, new)
+
+    async def play(self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn) -> None:
+        """A move from the page: the same service call as a panel press, with the
+        version the page showed as the fence. A refusal is sent in his language; a move
+        on an old state is not applied, the page gets the state now."""
+        if conn.seat is None:
+            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
+            return
+        info = await self.service.game(conn.game_id)
+        seat = info.seat_of(conn.user_id)
+        if seat != conn.seat:
+            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
+            return
+        if info.status != RUNNING or info.game is None:
+            conn.send(protocol.dumps(protocol.error("game_over", conn.lang)))
+            return
+        if info.seats[seat].left:
+            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
+            return
+        if info.seats[seat].away or info.seats[seat].timeouts:
+            was_away = info.seats[seat].away
+            await self.service.mark_present(info.game_id, conn.user_id)
+            info = await self.service.game(info.game_id)
+            if was_away:
+                await self.presenter.changed(info)
+        try:
+            if isinstance(message, protocol.SlotIn):
+                result = await self.service.play_slot(
+                    info.game_id, conn.user_id, message.slot, message.version
+                )
+            else:
+                result = await self.service.apply(
+                    info.game_id, conn.user_id, message.step, message.version
+                )
+        except StaleVersion:
+            conn.send(protocol.dumps(protocol.error("stale_version", conn.lang)))
+            await self.send_state(conn)
+            return
+        except IllegalMove as e:
+            conn.send(protocol.dumps(protocol.error(e.code, conn.lang)))
+            return
+        except ServiceError as e:
+            conn.send(protocol.dumps(protocol.error(e.code, conn.lang)))
+            return
+        after = replace(
+            info,
+            version=result.version,
+            status=FINISHED if result.finished else RUNNING,
+            ending=result.ending,
+        )
+        await self.presenter.changed(after, result.finished)
+
+    def _closed(self, user_id: int, game_id: int) -> None:
+        """His last page of this game closed: his private panel is brought up to date,
+        once (it was not edited while he played here)."""
+        task = asyncio.create_task(self._panel(user_id, game_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _panel(self, user_id: int, game_id: int) -> None:
+        try:
+            info = await self.service.game(game_id)
+            if info.status == RUNNING and info.seat_of(user_id) is not None:
+                await self.presenter.panel(info, user_id)
+        except Exception:
+            log.exception("webapp: the panel after a closed page failed")
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()

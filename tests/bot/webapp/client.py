@@ -1,0 +1,111 @@
+"""Opening the Mini App as a player would, without a browser: the WebSocket with initData
+made with the test's token (the browser tests use the same)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from bot.webapp import sign_init_data
+from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.models import Chat, User
+
+from ..harness import SCALE, WEBAPP_PATH, Table, free_port, running_bot
+
+
+def init_data(server: FakeTelegram, user: User, start: str | None = None, **kw: Any) -> str:
+    return sign_init_data(
+        server.token,
+        {"id": user.id, "first_name": user.first_name, "language_code": user.language_code},
+        start_param=start,
+        **kw,
+    )
+
+
+@dataclass
+class Page:
+    """One open WebSocket and every message it got, in order."""
+
+    ws: aiohttp.ClientWebSocketResponse
+    got: list[dict[str, Any]] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+
+    async def next(self, timeout: float = 5.0) -> dict[str, Any]:
+        msg = await self.ws.receive(timeout=timeout)
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            return {"closed": msg.type.name, "code": self.ws.close_code}
+        self.frames.append(msg.data)
+        data = json.loads(msg.data)
+        self.got.append(data)
+        return data
+
+    async def until(self, key: str, timeout: float = 5.0) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                data = await self.next(timeout)
+                if key in data or "closed" in data:
+                    return data
+
+    async def state(self, timeout: float = 5.0) -> dict[str, Any]:
+        data = await self.until("state", timeout)
+        assert "state" in data, data
+        return data["state"]
+
+    async def send(self, message: Any) -> None:
+        await self.ws.send_str(message if isinstance(message, str) else json.dumps(message))
+
+
+@asynccontextmanager
+async def page(port: int, first: Any | None) -> AsyncIterator[Page]:
+    url = f"http://127.0.0.1:{port}{WEBAPP_PATH}/ws"
+    async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+        p = Page(ws)
+        if first is not None:
+            await p.send(first)
+        yield p
+
+
+@dataclass
+class Game:
+    server: FakeTelegram
+    port: int
+    users: list[User]
+    group: Chat
+    table: Table
+    app: Any
+    game_id: int
+    outsider: User
+
+
+@asynccontextmanager
+async def a_game(
+    make_fake_telegram: Any, tmp_path: Any, players: int = 2, rules: str = "", **tweaks: float
+) -> AsyncIterator[Game]:
+    """A running game of ``players`` (started in the private chat: they can get panels),
+    an outsider in the group, the Mini App on a free port."""
+    from tests.fake_telegram import RateLimits
+
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
+    outsider = server.add_user("Outsider", started=True)
+    group = server.add_group("Friends", [*users, outsider], admins=[users[0]])
+    port = free_port()
+    async with running_bot(server, tmp_path / "durak.sqlite3", webapp_port=port, **tweaks) as app:
+        table = Table(server, group, [*users], random.Random(players))
+        if rules:
+            await users[0].send(group, f"/newgame {rules}")
+            await server.wait_for(lambda: table.lobby() is not None, 10, what="a lobby")
+        else:
+            await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        service = app.bot_data["durak"].service
+        game_id = (await service.running_games())[0].game_id
+        yield Game(server, port, users, group, table, app, game_id, outsider)
