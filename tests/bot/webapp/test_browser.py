@@ -137,7 +137,9 @@ async def test_two_pages_and_a_panel_player_play_a_whole_game(make_fake_telegram
                 asyncio.create_task(drive(p, g, seats[i], stop, rng, moves))
                 for i, p in enumerate(pages)
             ]
-            tasks.append(asyncio.create_task(g.table.play(g.users[2], stop, (service, g.game_id))))
+            # his loop counts the rounds he waits on the pages too: the 240 s below bound the game
+            panel = g.table.play(g.users[2], stop, (service, g.game_id), max_presses=100_000)
+            tasks.append(asyncio.create_task(panel))
             try:
                 await g.server.wait_for(
                     lambda: g.table.ended() is not None, 240, what="the end of the game"
