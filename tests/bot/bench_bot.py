@@ -21,6 +21,10 @@ seconds, ``--look``) before the next press. No thinking time, unless ``--think S
 then a human's pause before each press, uniform over [0.5, 2] x S seconds (seeded per
 player), after which he presses on his newest panel. When a game ends,
 its first player presses Play again and the others confirm in its lobby (I'm in).
+``--webapp-share F``: that share of each game's players (the last seats) plays through
+the Mini App instead (a WebSocket page with initData made with the test's token; a
+random legal move of each state he may act on, after the same thinking time); his
+private panel is then not edited per move (issue 25 item 4).
 ``--no-picker``: nobody presses "Several cards" (the bot of 2fbd793, when issue 10 was
 filed, offered no several-card opening, so only runs with it compare with that tree).
 Actions that changed a game are read from the service at the end (a game's
@@ -47,6 +51,7 @@ import cProfile
 import dataclasses
 import gc
 import inspect
+import json
 import logging
 import multiprocessing
 import os
@@ -61,6 +66,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from bot.app import DurakBot, setup_logging, use_fast_event_loop
 from bot.transport.budget import Histogram
 from bot.transport.outbox import SendLimits
@@ -71,7 +78,8 @@ from durak.store import is_postgres
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User
 
-from .harness import WEBHOOK_PATH, free_port, running_bot
+from .harness import WEBAPP_PATH, WEBHOOK_PATH, free_port, running_bot
+from .webapp.client import init_data
 
 #: Bot-wide cap of the fake server: Telegram's 30/s lifted for 100 busy groups.
 GLOBAL_MAX = 10_000
@@ -146,6 +154,7 @@ class Endpoint:
     token: str
     base_url: str
     webhook_port: int | None = None  # the bot in webhook mode, served on this port
+    webapp_port: int | None = None  # the Mini App served on this port
 
 
 class _ErrorCount(logging.Handler):
@@ -206,6 +215,7 @@ async def _serve(
         db,
         send_limits,
         webhook_port=endpoint.webhook_port,
+        webapp_port=endpoint.webapp_port,
         **clocks,
     ) as app:
         outbox = app.bot_data["durak"].outbox
@@ -473,6 +483,10 @@ class Bench:
     texts: Counter[str] = field(default_factory=Counter)  # those texts, for the report
     unanswered: int = 0
     play_again: int = 0
+    webapp_port: int | None = None
+    page_moves: int = 0  # moves sent from a page while measuring
+    page_refused: int = 0  # ... answered with an error (a state he had not seen yet)
+    page_seen: list[float] = field(default_factory=list)  # his move -> its state on his page
 
     async def press(self, user: User, message: Message, data: str) -> str | None:
         """Press and wait for the answer; the time to it counts while measuring."""
@@ -570,6 +584,94 @@ class Bench:
             await self.press(user, panel, data)
             await self.server.wait_change(chats, seen, self.look)
 
+    async def play_on_page(self, table: Table, k: int) -> None:
+        """One user with the Mini App open: the page of his newest game, a random legal
+        move of each state he may act on (after his thinking time), until the game is over;
+        then the next game's page (the first player restarts ended games as in :meth:`play`)."""
+        user, newest = table.users[k], self.server.newest
+        thinking = random.Random(f"{self.seed}:{user.id}")
+        moves = random.Random(f"{self.seed}:{user.id}:moves")
+        first_look = random.Random(f"{self.seed}:{user.id}:start").random() * START_SPREAD
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), first_look)
+        done = 0  # the last game whose page showed its end
+        url = f"http://127.0.0.1:{self.webapp_port}{WEBAPP_PATH}/ws"
+        async with aiohttp.ClientSession() as session:
+            while not self.stop.is_set():
+                seen = self.server.seen((user.id, table.group.id))
+                _panel, game = newest.get((user.id, "1g"), (None, 0))
+                ended, over = newest.get((table.group.id, "1r"), (None, 0))
+                if k == 0 and ended is not None and over >= game and over not in table.again:
+                    table.again.add(over)
+                    self.play_again += self.measuring
+                    await self.ponder(thinking)
+                    await self.press(user, ended, button_data(ended, "r"))
+                    await self.confirm_again(table, over)
+                    continue
+                if game <= done:  # his next game is not dealt yet
+                    await self.server.wait_change((user.id, table.group.id), seen, PATIENCE)
+                    continue
+                async with session.ws_connect(url) as ws:
+                    await ws.send_str(
+                        json.dumps({"init": init_data(self.server, user), "game": game})
+                    )
+                    await self._page(ws, thinking, moves)
+                done = game
+
+    async def _page(
+        self, ws: aiohttp.ClientWebSocketResponse, thinking: random.Random, rng: random.Random
+    ) -> None:
+        """Read states until the game is over (or time is up), moving where he may."""
+        acted = -1
+        sent: list[float] = []  # when his move for ``acted`` went out
+        pending: asyncio.Task[None] | None = None
+        try:
+            while not self.stop.is_set():
+                try:
+                    msg = await ws.receive(timeout=0.5)
+                except TimeoutError:
+                    continue
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    return
+                got = json.loads(msg.data)
+                if "error" in got:
+                    self.page_refused += self.measuring
+                    continue
+                state = got.get("state")
+                if state is None:
+                    continue
+                if sent and state["version"] > acted:
+                    if self.measuring:
+                        self.page_seen.append(time.perf_counter() - sent.pop())
+                    sent.clear()
+                if state["over"]:
+                    return
+                if not state["legal"] or state["version"] <= acted:
+                    continue
+                if pending is not None:  # the state he was thinking about is gone
+                    pending.cancel()
+                acted = state["version"]
+                step = rng.choice(state["legal"])["step"]
+                pending = asyncio.create_task(self._move(ws, thinking, step, acted, sent))
+        finally:
+            if pending is not None:
+                pending.cancel()
+
+    async def _move(
+        self,
+        ws: aiohttp.ClientWebSocketResponse,
+        thinking: random.Random,
+        step: Any,
+        version: int,
+        sent: list[float],
+    ) -> None:
+        await self.ponder(thinking)
+        if self.stop.is_set() or ws.closed:
+            return
+        self.page_moves += self.measuring
+        sent[:] = [time.perf_counter()]
+        await ws.send_str(json.dumps({"move": step, "version": version}))
+
     async def ponder(self, rng: random.Random) -> None:
         """A human's thinking time (``--think``), or none."""
         if self.think and not self.stop.is_set():
@@ -661,7 +763,12 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
 
     spawn = multiprocessing.get_context("spawn")
     conn, child_conn = spawn.Pipe()
-    endpoint = Endpoint(server.token, server.base_url, free_port() if args.webhook else None)
+    endpoint = Endpoint(
+        server.token,
+        server.base_url,
+        free_port() if args.webhook else None,
+        free_port() if args.webapp_share else None,
+    )
     if args.webhook:
         server.webhook_target = f"http://127.0.0.1:{endpoint.webhook_port}/{WEBHOOK_PATH}"
     proc = spawn.Process(
@@ -671,6 +778,8 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     )
     proc.start()
     bench = Bench(server, look=args.look, think=args.think, seed=args.seed, picker=args.picker)
+    bench.webapp_port = endpoint.webapp_port
+    on_pages = round(args.webapp_share * args.players)  # the last seats of each game
     players: list[asyncio.Task[None]] = []
     try:
         ready = await _recv(conn, proc, BOT_START_TIMEOUT)
@@ -695,7 +804,11 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         bench.measuring = server.measuring = True
         began = time.perf_counter()
         players += [
-            asyncio.create_task(bench.play(t, k)) for t in tables for k in range(args.players)
+            asyncio.create_task(
+                bench.play_on_page(t, k) if k >= args.players - on_pages else bench.play(t, k)
+            )
+            for t in tables
+            for k in range(args.players)
         ]
         await asyncio.sleep(args.seconds)
         bench.stop.set()
@@ -752,6 +865,9 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     ) = await count_actions(db, [t.users[0].id for t in tables])
     out["presses"], out["noted"], out["play_again"] = bench.presses, bench.noted, bench.play_again
     out["texts"] = bench.texts.most_common(5)
+    out["on_pages"] = on_pages
+    out["page_moves"], out["page_refused"] = bench.page_moves, bench.page_refused
+    out["page_seen"] = sorted(bench.page_seen)
     out["latencies"] = sorted(bench.latencies)
     return out
 
@@ -804,6 +920,7 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"  429 answers: {out['rate_limited']} (whole run: {out['rate_limited_total']})"
         f"  violations: {out['violations']}",
         f"sends+edits per applied action: {out['accepted'] / max(out['actions'], 1):.2f}",
+        *page_lines(args, out),
         f"answered with a text (refused): {out['noted'] / max(out['presses'], 1):.1%} of presses",
         *(f"  {n} x {text!r}" for text, n in out["texts"]),
         *push_lines(args, out),
@@ -845,6 +962,21 @@ def push_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
         for kind, (n, acted) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
             lines.append(f"  {kind}: {n} ({n / actions:.3f}; pressed {acted / n:.0%})")
     return lines
+
+
+def page_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
+    """``--webapp-share``: the players on the Mini App and how their moves went."""
+    if not out["on_pages"]:
+        return []
+    seen = out["page_seen"]
+    ms = {q: percentile(seen, q) * 1000 for q in (0.5, 0.95, 0.99)}
+    return [
+        f"on the Mini App: {out['on_pages']} of {args.players} players a game"
+        f" (--webapp-share {args.webapp_share:g}); their moves sent: {out['page_moves']},"
+        f" refused (a state gone meanwhile): {out['page_refused']}",
+        f"page move -> its new state on his page ms: p50 {ms[0.5]:.1f}  p95 {ms[0.95]:.1f}"
+        f"  p99 {ms[0.99]:.1f}  ({len(seen)} moves)",
+    ]
 
 
 def shown_lines(shown: dict[int, tuple[int, float, float]]) -> list[str]:
@@ -915,6 +1047,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--in-flight", type=int, default=None, help="the outbox's bound")
     parser.add_argument(
+        "--webapp-share",
+        type=float,
+        default=0.0,
+        help="this share of each game's players plays through the Mini App's WebSocket"
+        " (1.0: all; default 0: every player on his chat panel)",
+    )
+    parser.add_argument(
         "--profile",
         default=None,
         help="cProfile (CPU time) the bot process while measuring, into this file",
@@ -928,6 +1067,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--think must be 0-60 seconds")
     if not 0 < args.time_scale <= 1:
         parser.error("--time-scale must be in (0, 1]")
+    if not 0 <= args.webapp_share <= 1:
+        parser.error("--webapp-share must be 0-1")
     if not 0 <= args.delay <= 2:
         parser.error("--delay must be 0-2 seconds")
     if isinstance(args.db, Path) and args.db.exists():
