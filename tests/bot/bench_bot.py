@@ -95,6 +95,8 @@ CARELESS = 0.05
 #: in this process for ~110 ms, and every first press was charged with that: 97 of
 #: the window's 8,521 presses, the whole p99 (measured 2026-12-03).
 START_SPREAD = 0.5
+#: The shortest time between two moves of one page (the bot takes 5 a second from a page).
+PAGE_GAP = 0.25
 #: Longer than the fake server's 15 s callback answer timeout.
 ANSWER_WAIT = 20.0
 SETUP_TIMEOUT = 120.0
@@ -615,15 +617,21 @@ class Bench:
                     await ws.send_str(
                         json.dumps({"init": init_data(self.server, user), "game": game})
                     )
-                    await self._page(ws, thinking, moves)
-                done = game
+                    over = await self._page(ws, thinking, moves)
+                if over:
+                    done = game
+                else:  # closed by the bot (a restart, his flood): he opens it again
+                    await asyncio.sleep(PAGE_GAP)
 
     async def _page(
         self, ws: aiohttp.ClientWebSocketResponse, thinking: random.Random, rng: random.Random
     ) -> None:
-        """Read states until the game is over (or time is up), moving where he may."""
+        """Read states until the game is over (True) or time is up or the page is closed
+        (False), moving where he may: not faster than one move each ``PAGE_GAP`` (the bot
+        closes a page that floods it; a person does not tap 5 times a second)."""
         acted = -1
-        sent: list[float] = []  # when his move for ``acted`` went out
+        sent: list[float] = []  # when his move for ``acted`` went out, until its state came
+        last = [0.0]  # when his last move went out
         pending: asyncio.Task[None] | None = None
         try:
             while not self.stop.is_set():
@@ -632,10 +640,11 @@ class Bench:
                 except TimeoutError:
                     continue
                 if msg.type != aiohttp.WSMsgType.TEXT:
-                    return
+                    return False
                 got = json.loads(msg.data)
                 if "error" in got:
                     self.page_refused += self.measuring
+                    self.texts[f"page: {got['error']}"] += self.measuring
                     continue
                 state = got.get("state")
                 if state is None:
@@ -645,17 +654,18 @@ class Bench:
                         self.page_seen.append(time.perf_counter() - sent.pop())
                     sent.clear()
                 if state["over"]:
-                    return
+                    return True
                 if not state["legal"] or state["version"] <= acted:
                     continue
                 if pending is not None:  # the state he was thinking about is gone
                     pending.cancel()
                 acted = state["version"]
                 step = rng.choice(state["legal"])["step"]
-                pending = asyncio.create_task(self._move(ws, thinking, step, acted, sent))
+                pending = asyncio.create_task(self._move(ws, thinking, step, acted, sent, last))
         finally:
             if pending is not None:
                 pending.cancel()
+        return False
 
     async def _move(
         self,
@@ -664,12 +674,16 @@ class Bench:
         step: Any,
         version: int,
         sent: list[float],
+        last: list[float],
     ) -> None:
         await self.ponder(thinking)
+        gap = last[0] + PAGE_GAP - time.perf_counter()
+        if gap > 0:
+            await asyncio.sleep(gap)
         if self.stop.is_set() or ws.closed:
             return
         self.page_moves += self.measuring
-        sent[:] = [time.perf_counter()]
+        sent[:] = last[:] = [time.perf_counter()]
         await ws.send_str(json.dumps({"move": step, "version": version}))
 
     async def ponder(self, rng: random.Random) -> None:
