@@ -46,7 +46,8 @@ The table as a Telegram Mini App, when DURAK_WEBAPP_URL is set:
                            https://bot.example.org/durak/app (its path is served;
                            the WebSocket is <path>/ws); on the webhook's server in
                            webhook mode, else on a listener of its own:
-  DURAK_WEBAPP_LISTEN      address to listen on in polling mode (default 0.0.0.0)
+  DURAK_WEBAPP_LISTEN      address to listen on in polling mode (default 127.0.0.1:
+                           the TLS proxy in front; 0.0.0.0 in a container)
   DURAK_WEBAPP_PORT        port to listen on in polling mode (default 8081)
   DURAK_WEBAPP_MAX_AGE     seconds a page's initData stays valid (default 86400)
   DURAK_WEBAPP_SHORT_NAME  the Mini App's short name in @BotFather (/newapp): the
@@ -74,7 +75,7 @@ class Config:
     global_ceiling: float = 100.0
     max_in_flight: int = 64
     webapp_url: str | None = None
-    webapp_listen: str = "0.0.0.0"
+    webapp_listen: str = "127.0.0.1"
     webapp_port: int = 8081
     webapp_max_age: float = 86400.0
     webapp_short_name: str | None = None
@@ -141,7 +142,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(
             "DURAK_WEBAPP_URL must be an https URL without query (Telegram requires TLS)"
         )
-    app_listen = env.get("DURAK_WEBAPP_LISTEN", "").strip() or "0.0.0.0"
+    app_listen = env.get("DURAK_WEBAPP_LISTEN", "").strip() or "127.0.0.1"
     app_port = int(_number(env, "DURAK_WEBAPP_PORT", 8081, 1, 65535, whole=True))
     max_age = _number(env, "DURAK_WEBAPP_MAX_AGE", 86400.0, 10.0, 30 * 86400.0)
     short = env.get("DURAK_WEBAPP_SHORT_NAME", "").strip() or None
