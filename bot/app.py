@@ -4,6 +4,7 @@ cycle (``post_init`` / ``post_shutdown``), the outbox, and resuming games."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
+    ExtBot,
 )
 
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
@@ -123,21 +125,32 @@ class DurakBot:
         )
         titles = Titles(app.bot)
         self.langs = Languages(self.service)
-        self.presenter = Presenter(self.service, self.outbox, titles, app.bot.username, self.langs)
         self.ai = AiPool(self.hard_budget_ms)
-        self.timers = TurnTimers(
+        clock = functools.partial(
+            TurnTimers,
             self.service,
-            self.presenter.changed,
-            self.presenter.show,
             settings=self.langs.chat_settings,
             decide=self.ai.decide,
             away_delay=self.away_delay,
             ai_pause=self.ai_pause,
             time_scale=self.time_scale,
         )
-        self.presenter.timers = self.timers
-        if self.config.webapp_url:
-            self.webapp = self._webapp(app)
+        pages = Registry(per_user=LIMITS.per_user) if self.config.webapp_url else None
+        self.presenter = Presenter(
+            self.service,
+            self.outbox,
+            titles,
+            app.bot.username,
+            self.langs,
+            clock=clock,
+            live=pages,
+            webapp_url=self.config.webapp_url,
+            webapp_link=self._webapp_link(app.bot),
+        )
+        self.timers = self.presenter.timers
+        assert self.timers is not None
+        if pages is not None:
+            self.webapp = self._webapp(app, pages)
         self.flows = Flows.build(self.service, self.presenter)
         self.flows.register(app)
         await self.outbox.start()
@@ -171,7 +184,18 @@ class DurakBot:
                 log.info("database closed")
             await release_lease(self.lease)
 
-    def _webapp(self, app: Application) -> WebApp:  # type: ignore[type-arg]
+    def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
+        """The Mini App's direct link in t.me: by its short name, or the main app's."""
+        if not self.config.webapp_url:
+            return None
+        short = self.config.webapp_short_name
+        if short is not None:
+            return f"https://t.me/{bot.username}/{short}"
+        if getattr(bot.bot, "has_main_web_app", False):
+            return f"https://t.me/{bot.username}"
+        return None
+
+    def _webapp(self, app: Application, pages: Registry) -> WebApp:  # type: ignore[type-arg]
         """The Mini App's server, wired to the service and the presenter."""
         assert self.service is not None and self.presenter is not None
         bot = app.bot
@@ -185,17 +209,9 @@ class DurakBot:
                 getattr(found, "is_member", False)
             )
 
-        self.presenter.webapp_url = self.config.webapp_url
-        short = self.config.webapp_short_name
-        if short is not None:
-            self.presenter.webapp_link = f"https://t.me/{bot.username}/{short}"
-        elif getattr(bot.bot, "has_main_web_app", False):
-            self.presenter.webapp_link = f"https://t.me/{bot.username}"
-        registry = Registry(per_user=LIMITS.per_user)
-        bridge = Bridge(self.service, self.presenter, registry, member)
-        self.presenter.live = bridge
+        bridge = Bridge(self.service, self.presenter, pages, member)
         return WebApp(
-            self.config.webapp_path, self.config.token, bridge, registry, self.config.webapp_max_age
+            self.config.webapp_path, self.config.token, bridge, pages, self.config.webapp_max_age
         )
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
@@ -20,7 +21,7 @@ from durak.cards import Card
 from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
 from durak.view import PileView
 
-from ..seats.timers import TurnTimers
+from ..seats.timers import Changed, Show, TurnTimers
 from ..transport.outbox import Outbox
 from ..ui import events, keyboards, render
 from ..ui.i18n import _, language
@@ -41,6 +42,11 @@ class Live(Protocol):
     def watching(self, user_id: int, game_id: int) -> bool: ...
 
     def moved(self, old: int, new: int) -> None: ...
+
+
+#: How the presenter's turn clock is made, given what the clock calls when a turn is
+#: decided for a player (``changed``) and when the time shown must be redrawn (``show``).
+Clock = Callable[[Changed, Show], TurnTimers]
 
 
 def place(kind: str, game_id: int) -> str:
@@ -195,18 +201,25 @@ class Presenter:
         titles: Titles,
         username: str,
         langs: Languages,
+        *,
+        clock: Clock | None = None,
+        live: Live | None = None,
+        webapp_url: str | None = None,
+        webapp_link: str | None = None,
     ) -> None:
+        """``clock``: the turn clock, made here as it shows what it decides (none: no
+        clock, as in tests of the screens alone); ``live``: the Mini App's open pages."""
         self.service = service
         self.outbox = outbox
         self.titles = titles
         self.username = username
         self.langs = langs
-        self.timers: TurnTimers | None = None
-        self.live: Live | None = None
+        self.timers: TurnTimers | None = clock(self.changed, self.show) if clock else None
+        self.live = live
         #: The Mini App's page (``DURAK_WEBAPP_URL``), and its direct link in t.me
         #: (``https://t.me/<bot>/<short name>`` or the main app's ``https://t.me/<bot>``).
-        self.webapp_url: str | None = None
-        self.webapp_link: str | None = None
+        self.webapp_url = webapp_url
+        self.webapp_link = webapp_link
         #: (game, seat): what his panel shows (``panel_key``) as last queued.
         self._shown: dict[tuple[int, int], tuple[object, ...]] = {}
         #: (game, seat): the wait he was last notified of (``_wait_of``).

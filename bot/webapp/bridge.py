@@ -1,6 +1,7 @@
 """The Mini App's one seam into the rest of the bot: which game a page shows, its state
 for the connection's seat, a move through the same service call as a panel press, and
-the pushes on every change (called by the presenter, which shows every change)."""
+the private panel brought up to date when his last page closes. (The pushes on every
+change are the registry's: the presenter, which shows every change, is given it.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from durak import Game
 from durak.service import (
     FINISHED,
     RUNNING,
@@ -21,7 +21,6 @@ from durak.service import (
     StaleVersion,
 )
 
-from ..ui import render
 from . import protocol
 from .auth import WebAppUser
 from .registry import Conn, Registry
@@ -52,7 +51,6 @@ class Bridge:
         self.presenter = presenter
         self.registry = registry
         self.member = member
-        registry.on_last_closed = self._closed
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def language(self, user: WebAppUser) -> str:
@@ -101,30 +99,6 @@ class Bridge:
         if message is not None:
             conn.shown = message["state"]["version"]
             conn.send(protocol.dumps(message))
-
-    def push(self, info: GameInfo, game: Game, table: render.Table) -> None:
-        """Every page open on this game gets the new state, each its own seat's view:
-        one message per page, made once per (seat, language)."""
-        made: dict[tuple[int | None, str], str] = {}
-        version = max(table.version, game.view(None).moves)
-        for conn in self.registry.of_game(info.game_id):
-            if conn.shown == version and info.status == RUNNING:
-                continue
-            key = (conn.seat, conn.lang)
-            text = made.get(key)
-            if text is None:
-                view = game.view(conn.seat)
-                text = made[key] = protocol.dumps(
-                    protocol.state(protocol.for_seat(table, view), conn.lang)
-                )
-            conn.shown = version
-            conn.send(text)
-
-    def watching(self, user_id: int, game_id: int) -> bool:
-        return self.registry.watching(user_id, game_id)
-
-    def moved(self, old: int, new: int) -> None:
-        self.registry.moved(old, new)
 
     async def play(self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn) -> None:
         """A move from the page: the same service call as a panel press, with the
@@ -177,7 +151,7 @@ class Bridge:
         )
         await self.presenter.changed(after, result.finished)
 
-    def _closed(self, user_id: int, game_id: int) -> None:
+    def closed(self, user_id: int, game_id: int) -> None:
         """His last page of this game closed: his private panel is brought up to date,
         once (it was not edited while he played here)."""
         task = asyncio.create_task(self._panel(user_id, game_id))

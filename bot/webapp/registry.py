@@ -1,4 +1,5 @@
-"""Who has the Mini App open, for which game, and the limits of one connection."""
+"""Who has the Mini App open, for which game, the limits of one connection, and the
+pushes: every change of a game sent to each page open on it (the presenter's ``Live``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
+
+from durak import Game
+from durak.service import RUNNING, GameInfo
+
+from ..ui import render
+from . import protocol
 
 __all__ = ["Bucket", "Conn", "Registry"]
 
@@ -88,8 +94,6 @@ class Registry:
         self.per_user = per_user
         self._games: dict[int, set[Conn]] = {}
         self._users: dict[int, set[Conn]] = {}
-        #: Told when a user's last connection to a game closes: (user, game).
-        self.on_last_closed: Callable[[int, int], None] | None = None
 
     def add(self, conn: Conn) -> bool:
         mine = self._users.setdefault(conn.user_id, set())
@@ -101,10 +105,11 @@ class Registry:
         self._games.setdefault(conn.game_id, set()).add(conn)
         return True
 
-    def remove(self, conn: Conn) -> None:
+    def remove(self, conn: Conn) -> bool:
+        """Forget ``conn``; True if it was its user's last page of its game."""
         mine = self._users.get(conn.user_id)
         if mine is None or conn not in mine:
-            return
+            return False
         mine.discard(conn)
         if not mine:
             del self._users[conn.user_id]
@@ -113,8 +118,7 @@ class Registry:
             game.discard(conn)
             if not game:
                 del self._games[conn.game_id]
-        if not self.watching(conn.user_id, conn.game_id) and self.on_last_closed is not None:
-            self.on_last_closed(conn.user_id, conn.game_id)
+        return not self.watching(conn.user_id, conn.game_id)
 
     def watching(self, user_id: int, game_id: int) -> bool:
         """Whether the user has this game open in the Mini App now."""
@@ -129,6 +133,24 @@ class Registry:
             conn.game_id = new
             conn.shown = -1
             self._games.setdefault(new, set()).add(conn)
+
+    def push(self, info: GameInfo, game: Game, table: render.Table) -> None:
+        """Every page open on this game gets the new state, each its own seat's view:
+        one message per page, made once per (seat, language)."""
+        made: dict[tuple[int | None, str], str] = {}
+        version = max(table.version, game.view(None).moves)
+        for conn in self.of_game(info.game_id):
+            if conn.shown == version and info.status == RUNNING:
+                continue
+            key = (conn.seat, conn.lang)
+            text = made.get(key)
+            if text is None:
+                view = game.view(conn.seat)
+                text = made[key] = protocol.dumps(
+                    protocol.state(protocol.for_seat(table, view), conn.lang)
+                )
+            conn.shown = version
+            conn.send(text)
 
     def all(self) -> tuple[Conn, ...]:
         return tuple(c for conns in self._users.values() for c in conns)

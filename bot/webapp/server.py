@@ -203,7 +203,8 @@ class WebApp:
                 await self._serve(conn)
         finally:
             if conn is not None:
-                self.registry.remove(conn)
+                if self.registry.remove(conn):  # his last page of the game
+                    self.bridge.closed(conn.user_id, conn.game_id)
                 await conn.stop()
             if not ws.closed:
                 await ws.close()
