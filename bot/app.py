@@ -89,22 +89,35 @@ def setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
     logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 
+@dataclass(frozen=True)
+class Parts:
+    """The bot's moving parts, each built once with what it needs (``DurakBot.post_init``,
+    when the bot knows itself): none is filled in later, none reaches back for another."""
+
+    service: GameService
+    outbox: Outbox
+    langs: Languages
+    ai: AiPool
+    presenter: Presenter
+    timers: TurnTimers
+    flows: Flows
+    #: The Mini App (``DURAK_WEBAPP_URL``), served once this process is the active one.
+    webapp: WebApp | None
+
+
+class NotStarted(RuntimeError):
+    """A part of the bot was asked for before ``post_init`` built them."""
+
+
 @dataclass
 class DurakBot:
-    """The bot's moving parts, created in ``post_init`` once the bot knows itself."""
+    """The wiring: the settings of the bot's parts, and the parts once built (``parts``)."""
 
     config: Config
     limits: SendLimits = field(default_factory=SendLimits)
-    service: GameService | None = None
-    outbox: Outbox | None = None
-    presenter: Presenter | None = None
-    flows: Flows | None = None
-    langs: Languages | None = None
-    timers: TurnTimers | None = None
     away_delay: float = 1.0
     ai_pause: float = 1.2
     hard_budget_ms: int = HARD_BUDGET_MS  # the budget the arena measured
-    ai: AiPool | None = None
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
@@ -113,76 +126,106 @@ class DurakBot:
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
-    #: The Mini App (``DURAK_WEBAPP_URL``), served once this process is the active one.
-    webapp: WebApp | None = None
+    #: Built in ``post_init``; ``None`` before it and once the database is closed.
+    parts: Parts | None = None
     _warned: set[tuple[int, int]] = field(default_factory=set)
+
+    def _built(self) -> Parts:
+        if self.parts is None:
+            raise NotStarted("the bot's parts are built in post_init")
+        return self.parts
+
+    @property
+    def service(self) -> GameService:
+        return self._built().service
+
+    @property
+    def outbox(self) -> Outbox:
+        return self._built().outbox
+
+    @property
+    def presenter(self) -> Presenter:
+        return self._built().presenter
+
+    @property
+    def flows(self) -> Flows:
+        return self._built().flows
+
+    @property
+    def webapp(self) -> WebApp | None:
+        return self._built().webapp
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
         self.lease = await hold_lease(self.config.db_path)  # a standby waits here
-        self.service = await GameService.open(self.config.db_path)
-        self.outbox = Outbox(
-            app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
-        )
-        titles = Titles(app.bot)
-        self.langs = Languages(self.service)
-        self.ai = AiPool(self.hard_budget_ms)
+        service = await GameService.open(self.config.db_path)
+        try:
+            parts = self.parts = self._build(app, service)
+        except BaseException:
+            await service.close()
+            raise
+        parts.flows.register(app)
+        await parts.outbox.start()
+        await self._set_commands(app)
+        await self.resume(parts)
+        if parts.webapp is not None and not self.config.webhook_url:  # webhook: runner.serve
+            await parts.webapp.start(self.config.webapp_listen, self.config.webapp_port)
+        parts.flows.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
+        parts.timers.start_sweeping(self.sweep_every)
+
+    def _build(self, app: Application, service: GameService) -> Parts:  # type: ignore[type-arg]
+        """Every part, in the order they need each other; nothing is started here."""
+        outbox = Outbox(app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden)
+        langs = Languages(service)
+        ai = AiPool(self.hard_budget_ms)
         clock = functools.partial(
             TurnTimers,
-            self.service,
-            settings=self.langs.chat_settings,
-            decide=self.ai.decide,
+            service,
+            settings=langs.chat_settings,
+            decide=ai.decide,
             away_delay=self.away_delay,
             ai_pause=self.ai_pause,
             time_scale=self.time_scale,
         )
         pages = Registry(per_user=LIMITS.per_user) if self.config.webapp_url else None
-        self.presenter = Presenter(
-            self.service,
-            self.outbox,
-            titles,
+        presenter = Presenter(
+            service,
+            outbox,
+            Titles(app.bot),
             app.bot.username,
-            self.langs,
+            langs,
             clock=clock,
             live=pages,
             webapp_url=self.config.webapp_url,
             webapp_link=self._webapp_link(app.bot),
         )
-        self.timers = self.presenter.timers
-        assert self.timers is not None
-        if pages is not None:
-            self.webapp = self._webapp(app, pages)
-        self.flows = Flows.build(self.service, self.presenter)
-        self.flows.register(app)
-        await self.outbox.start()
-        await self._set_commands(app)
-        await self.resume()
-        if self.webapp is not None and not self.config.webhook_url:  # webhook: runner.serve
-            await self.webapp.start(self.config.webapp_listen, self.config.webapp_port)
-        self.flows.lifecycle.start_sweeping(self.sweep_every, self.lobby_idle)
-        self.timers.start_sweeping(self.sweep_every)
+        timers = presenter.timers
+        assert timers is not None  # given a clock, the presenter made it
+        webapp = None if pages is None else self._webapp(app, service, presenter, pages)
+        flows = Flows.build(service, presenter)
+        return Parts(service, outbox, langs, ai, presenter, timers, flows, webapp)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
         ``hurry`` is set: a second stop signal), and always close the database: an open
         aiosqlite connection's thread would keep the process alive for ever. The
         PostgreSQL lease goes last: no other process is active before this one is done."""
+        parts, self.parts = self.parts, None
         try:
-            if self.webapp is not None:
-                await self.webapp.stop()
-            if self.flows is not None:
-                await self.flows.lifecycle.stop()
-            if self.timers is not None:
-                await self.timers.close()
-            if self.ai is not None:
-                self.ai.close()
-            if self.outbox is not None:
-                await self.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
+            if parts is not None:
+                await self._stop(parts)
         finally:
-            if self.service is not None:
-                await self.service.close()
-                self.service = None
+            if parts is not None:
+                await parts.service.close()
                 log.info("database closed")
             await release_lease(self.lease)
+
+    async def _stop(self, parts: Parts) -> None:
+        if parts.webapp is not None:
+            await parts.webapp.stop()
+        await parts.flows.lifecycle.stop()
+        await parts.timers.close()
+        parts.ai.close()
+        await parts.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
 
     def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
         """The Mini App's direct link in t.me: by its short name, or the main app's."""
@@ -195,9 +238,14 @@ class DurakBot:
             return f"https://t.me/{bot.username}"
         return None
 
-    def _webapp(self, app: Application, pages: Registry) -> WebApp:  # type: ignore[type-arg]
+    def _webapp(
+        self,
+        app: Application,  # type: ignore[type-arg]
+        service: GameService,
+        presenter: Presenter,
+        pages: Registry,
+    ) -> WebApp:
         """The Mini App's server, wired to the service and the presenter."""
-        assert self.service is not None and self.presenter is not None
         bot = app.bot
 
         async def member(chat_id: int, user_id: int) -> bool:
@@ -209,7 +257,7 @@ class DurakBot:
                 getattr(found, "is_member", False)
             )
 
-        bridge = Bridge(self.service, self.presenter, pages, member)
+        bridge = Bridge(service, presenter, pages, member)
         return WebApp(
             self.config.webapp_path, self.config.token, bridge, pages, self.config.webapp_max_age
         )
@@ -230,68 +278,64 @@ class DurakBot:
         except TelegramError as e:
             log.warning("could not register the command menus: %s", e)
 
-    async def resume(self) -> None:
+    async def resume(self, parts: Parts) -> None:
         """After a restart: every running game's messages are known again and
         refreshed, so old panels keep working and the game can be finished."""
-        assert self.service is not None and self.outbox is not None
-        assert self.presenter is not None
-        games = await self.service.running_games()
+        games = await parts.service.running_games()
         for info in games:
             for m in info.messages:
-                self.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
-        assert self.timers is not None
-        await self.timers.resume(games)
+                parts.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
+        await parts.timers.resume(games)
         for info in games:
-            self.presenter.resumed(info)  # nothing still on screen is posted again
-            await self.presenter.game(info.game_id, info)
+            parts.presenter.resumed(info)  # nothing still on screen is posted again
+            await parts.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))
-        for info in await self.service.suit_choices():  # own trumps: the clock runs on
-            await self.presenter.changed(info)
+        for info in await parts.service.suit_choices():  # own trumps: the clock runs on
+            await parts.presenter.changed(info)
 
     async def _posted(self, chat_id: int, place: str, message_id: int) -> None:
         parsed = parse_place(place)
-        if parsed is None or self.service is None:
+        if parsed is None or self.parts is None:
             return
         kind, game_id = parsed
         try:
-            await self.service.set_message(game_id, kind, chat_id, message_id)
+            await self.parts.service.set_message(game_id, kind, chat_id, message_id)
         except ServiceError as e:
             log.warning("could not remember message %s of game %s: %s", kind, game_id, e)
 
     async def _forbidden(self, chat_id: int) -> None:
         """A player blocked the bot (or never started it): tell his group once; he
         gets no /notify_me messages any more (quietly)."""
-        if chat_id <= 0 or self.service is None or self.outbox is None:
+        parts = self.parts
+        if chat_id <= 0 or parts is None:
             return
-        await self.service.drop_subscriber(chat_id)
-        for info in await self.service.games_of_user(chat_id):
+        await parts.service.drop_subscriber(chat_id)
+        for info in await parts.service.games_of_user(chat_id):
             if info.status != RUNNING or (info.game_id, chat_id) in self._warned:
                 continue
             self._warned.add((info.game_id, chat_id))
             seat = info.seat_of(chat_id)
             name = info.seats[seat].name if seat is not None else str(chat_id)
-            assert self.langs is not None
-            with language(await self.langs.of_group(info.chat_id, info.creator_id)):
-                self._warn_blocked(info, name)
+            with language(await parts.langs.of_group(info.chat_id, info.creator_id)):
+                warn_blocked(parts, info, name)
 
-    def _warn_blocked(self, info: GameInfo, name: str) -> None:
-        """Once per game and player: one button that opens the private chat; its Start
-        delivers his panel (the deep link of "My cards"), so the table need not wait on
-        him finding it (issue 11 item 9)."""
-        assert self.outbox is not None and self.presenter is not None
-        username = self.presenter.username
-        self.outbox.send(
-            info.chat_id,
-            "⚠️ "
-            + _(
-                "{name} cannot get their cards: I may not write to them until they open"
-                " our private chat. {name}, tap the button below and press Start there."
-            ).format(name=render.esc(name)),
-            keyboards.my_cards(username, info.game_id, name),
-            priority=2,
-            thread=info.thread_id,
-        )
+
+def warn_blocked(parts: Parts, info: GameInfo, name: str) -> None:
+    """Once per game and player: one button that opens the private chat; its Start
+    delivers his panel (the deep link of "My cards"), so the table need not wait on
+    him finding it (issue 11 item 9)."""
+    parts.outbox.send(
+        info.chat_id,
+        "⚠️ "
+        + _(
+            "{name} cannot get their cards: I may not write to them until they open"
+            " our private chat. {name}, tap the button below and press Start there."
+        ).format(name=render.esc(name)),
+        keyboards.my_cards(parts.presenter.username, info.game_id, name),
+        priority=2,
+        thread=info.thread_id,
+    )
 
 
 def command_menus() -> tuple[list[BotCommand], list[BotCommand]]:
