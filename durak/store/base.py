@@ -28,6 +28,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..service.ratings import RatedGame
 from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 
 
@@ -89,6 +90,8 @@ class ActionWrite:
     now: float
     ending: Ending | None = None
     tallies: tuple[tuple[int, int, int], ...] = ()  # (user_id, losses, draws)
+    #: A rated game's end: its players' ratings are updated in the same transaction.
+    rated: RatedGame | None = None
 
 
 class Tx(Protocol):
@@ -169,6 +172,7 @@ class Tx(Protocol):
     async def tally(self, chat_id: int, user_id: int) -> Tally | None: ...
     async def leaderboard(self, chat_id: int, limit: int) -> list[Tally]: ...
     async def all_tallies(self) -> list[Tally]: ...
+    async def rate_game(self, game: RatedGame) -> None: ...
     async def messages(self, game_id: int) -> list[MessageRef]: ...
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..service.ratings import RatedGame, Settlement, Standing, settle
 from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import GameRow, LoggedAction
 
@@ -130,6 +131,54 @@ TALLY_SELECT = (
     "SELECT t.chat_id, t.user_id, coalesce(u.name, ''), t.played, t.losses, t.draws"
     " FROM tallies t LEFT JOIN users u ON u.user_id = t.user_id"
 )
+
+# ---- ratings (durak/service/ratings.py): read, settled in Python, written --------------
+
+#: A chat's standings: ``(user_id, level, mu, sigma, games, flaky, streak, best)``.
+STANDINGS = (
+    "SELECT user_id, level, mu, sigma, games, flaky, streak, best FROM ratings WHERE chat_id = $1"
+)
+#: The achievements the chat's players have: ``(user_id, feat)``.
+EARNED = "SELECT user_id, feat FROM achievements WHERE chat_id = $1"
+PUT_STANDING = (
+    "INSERT INTO ratings (chat_id, user_id, level, mu, sigma, games, flaky, streak, best)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    " ON CONFLICT (chat_id, user_id, level) DO UPDATE SET mu = excluded.mu,"
+    " sigma = excluded.sigma, games = excluded.games, flaky = excluded.flaky,"
+    " streak = excluded.streak, best = excluded.best"
+)
+PUT_CHANGE = (
+    "INSERT INTO rating_changes (game_id, user_id, level, chat_id, place, durak, before,"
+    " after, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+)
+PUT_FEAT = (
+    "INSERT INTO achievements (chat_id, user_id, feat, game_id, at)"
+    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_id, user_id, feat) DO NOTHING"
+)
+
+
+def settled(
+    game: RatedGame, standings: Sequence[Sequence[Any]], earned: Sequence[Sequence[Any]]
+) -> tuple[list[tuple[Any, ...]], ...]:
+    """The parameters of :data:`PUT_STANDING`, :data:`PUT_CHANGE` and :data:`PUT_FEAT`
+    for a rated game, from the rows of :data:`STANDINGS` and :data:`EARNED`."""
+    current = {
+        (int(r[0]), str(r[1])): Standing(float(r[2]), float(r[3]), *(int(v) for v in r[4:8]))
+        for r in standings
+    }
+    done: Settlement = settle(game, current, [(int(r[0]), str(r[1])) for r in earned])
+    chat = game.chat_id
+    return (
+        [
+            (chat, *key, s.mu, s.sigma, s.games, s.flaky, s.streak, s.best)
+            for key, s in done.standings
+        ],
+        [
+            (game.game_id, c.user_id, c.level, chat, c.place, c.durak, c.before, c.after, game.at)
+            for c in done.changes
+        ],
+        [(chat, user_id, feat, game.game_id, game.at) for user_id, feat in done.feats],
+    )
 
 
 def seat_row(r: Sequence[Any]) -> Seat:
@@ -541,6 +590,22 @@ class SqlTx(ABC):
 
     async def all_tallies(self) -> list[Tally]:
         return [Tally(*r) for r in await self.rows(f"{TALLY_SELECT} ORDER BY 1, 2")]
+
+    # ---- ratings ------------------------------------------------------------------
+
+    async def lock_chat(self, chat_id: int) -> None:  # noqa: B027 (SQLite needs none)
+        """Hold the chat's row until the transaction ends, so two games of one chat
+        ending at once rate one after the other (SQLite's writes are serial anyway)."""
+
+    async def rate_game(self, game: RatedGame) -> None:
+        """Rate a finished game: the players' standings, its changes, its achievements."""
+        await self.lock_chat(game.chat_id)
+        standings = await self.rows(STANDINGS, (game.chat_id,))
+        earned = await self.rows(EARNED, (game.chat_id,))
+        puts, changes, feats = settled(game, standings, earned)
+        await self.executemany(PUT_STANDING, puts)
+        await self.executemany(PUT_CHANGE, changes)
+        await self.executemany(PUT_FEAT, feats)
 
     # ---- messages -----------------------------------------------------------------
 
