@@ -55,27 +55,26 @@ def summarize(game: Game) -> Summary:
         return Summary((), tuple(taken), None, ())
     gone = [False] * n
     transfers: list[int] = []  # the seats that transferred in this bout
-    before = copy.view()
+    before = _probe(copy)
     for seat, action in game.history:
         try:
             copy.apply(seat, action)
         except (IllegalAction, ValueError):
             break
-        after = copy.view()
-        now_out = tuple(s.seat for s in after.seats if s.out and not gone[s.seat])
+        after = _probe(copy)
+        now_out = tuple(s for s in range(n) if after.out[s] and not gone[s])
         for s in now_out:
             gone[s] = True
         if now_out:
             out.append(now_out)
         if isinstance(action, Transfer | ShowTrump):
             transfers.append(seat)
-        if _bout_ended(before, after):
-            assert isinstance(before, View)
+        if before.cards and (not after.cards or after.discard != before.discard):
             bout = _bout_end(before, after, action, transfers)
             if bout is not None:
                 taken[bout.seat] += bout.cards
                 takes.append(bout)
-            elif len(before.table) >= SIX_CARDS and before.defender is not None:
+            elif before.attacks >= SIX_CARDS and before.defender is not None:
                 feats.append((before.defender, SIX))
             transfers = []
         before = after
@@ -91,21 +90,49 @@ def summarize(game: Game) -> Summary:
     return Summary(tuple(out), tuple(taken), decisive, tuple(dict.fromkeys(feats)))
 
 
-def _bout_ended(before: object, after: object) -> bool:
-    """The step cleared the table (a bout of the podkidnoy family ended)."""
-    if not (isinstance(before, View) and isinstance(after, View) and before.table):
-        return False
-    return not after.table or after.discard != before.discard
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """What the replay looks at after each step: who is out, and the bout's table
+    (attack cards, cards in all, its defender) and the discard's size."""
+
+    out: tuple[bool, ...]
+    attacks: int = 0
+    cards: int = 0
+    defender: int | None = None
+    discard: int = 0
 
 
-def _bout_end(before: View, after: object, action: object, transfers: list[int]) -> Bout | None:
+def _probe(game: Game) -> _Probe:
+    """The state's few numbers: read off a bout game's own fields (a view costs
+    most of a replay), through the public view for any other game."""
+    table = getattr(game, "table", None)
+    covers = getattr(game, "covers", None)
+    discard = getattr(game, "discard", None)
+    defender = getattr(game, "defender", None)
+    out = getattr(game, "out", None)
+    if (
+        isinstance(table, list)
+        and isinstance(covers, list)
+        and isinstance(discard, int)
+        and isinstance(defender, int)
+        and isinstance(out, list)
+    ):
+        cards = len(table) + sum(1 for c in covers if c >= 0)
+        return _Probe(tuple(out), len(table), cards, defender if defender >= 0 else None, discard)
+    view = game.view()
+    if isinstance(view, View):
+        cards = sum(1 + (d is not None) for _, d in view.table)
+        return _Probe(
+            tuple(s.out for s in view.seats), len(view.table), cards, view.defender, view.discard
+        )
+    return _Probe(tuple(s.out for s in view.seats))
+
+
+def _bout_end(before: _Probe, after: _Probe, action: object, transfers: list[int]) -> Bout | None:
     """The bout just ended: a :class:`Bout` if its defender took the cards, ``None``
     if they went to the discard."""
-    assert isinstance(after, View)
     if after.discard > before.discard or before.defender is None:
         return None
-    cards = sum(1 + (d is not None) for _, d in before.table)
-    if isinstance(action, Attack):
-        cards += len(action.cards)
+    cards = before.cards + (len(action.cards) if isinstance(action, Attack) else 0)
     last = transfers[-1] if transfers else None
     return Bout(before.defender, cards, len(transfers), last)

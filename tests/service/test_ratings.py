@@ -1,0 +1,248 @@
+"""Ratings (issue 28): the model's updates against the Weng-Lin paper's formulas,
+worked out here without the package; who is rated and where; the store's rows."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from durak import Game, Rules
+from durak.selfplay import play_match
+from durak.service.rated import rated_game
+from durak.service.ratings import (
+    AI,
+    FIRST_WIN,
+    HARD_AI,
+    STREAK_5,
+    Entrant,
+    RatedGame,
+    Standing,
+    places,
+    public,
+    rate,
+    settle,
+)
+from durak.service.types import Ending, Seat
+from tests.dbaccess import Db, db_rows
+
+from .helpers import CHAT, NAMES, lobby, play_out, started, user, with_service
+
+MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
+
+
+def paper(
+    teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[int]
+) -> list[list[tuple[float, float]]]:
+    """Weng and Lin (JMLR 12, 2011), Algorithm 4 (Plackett-Luce), written from the
+    paper: sigma first widened by the dynamics tau; gamma = sigma_i / c; ties as
+    the paper's A_q. (openskill's code means tied teams to share the mean of their
+    mu changes, but it compares each player with himself, updated in place, so the
+    mean changes nothing: the paper's values are what it gives.)"""
+    teams = [[(mu, math.sqrt(s * s + TAU * TAU)) for mu, s in team] for team in teams]
+    mus = [sum(mu for mu, _ in t) for t in teams]
+    s2 = [sum(s * s for _, s in t) for t in teams]
+    k = len(teams)
+    c = math.sqrt(sum(v + BETA * BETA for v in s2))
+    e = [math.exp(m / c) for m in mus]
+    sum_q = [sum(e[s] for s in range(k) if ranks[s] >= ranks[q]) for q in range(k)]
+    a = [sum(1 for s in range(k) if ranks[s] == ranks[q]) for q in range(k)]
+    out = []
+    for i in range(k):
+        omega = delta = 0.0
+        for q in range(k):
+            if ranks[q] <= ranks[i]:
+                p = e[i] / sum_q[q]
+                omega += ((1.0 if q == i else 0.0) - p) / a[q]
+                delta += p * (1 - p) / a[q]
+        omega *= s2[i] / c
+        delta *= (s2[i] / c**2) * (math.sqrt(s2[i]) / c)
+        out.append(
+            [
+                (
+                    mu + s * s / s2[i] * omega,
+                    s * math.sqrt(max(1 - s * s / s2[i] * delta, KAPPA)),
+                )
+                for mu, s in teams[i]
+            ]
+        )
+    return out
+
+
+def close(
+    got: Sequence[Sequence[tuple[float, float]]], want: Sequence[Sequence[tuple[float, float]]]
+) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        for (gm, gs), (wm, ws) in zip(g, w, strict=True):
+            assert gm == pytest.approx(wm, abs=1e-9) and gs == pytest.approx(ws, abs=1e-9)
+
+
+def test_two_players_against_the_paper() -> None:
+    teams = [[(MU, SIGMA)], [(MU, SIGMA)]]
+    got = rate(teams, [0, 1])
+    close(got, paper(teams, [0, 1]))
+    # by hand: c = sqrt(2 (sigma'^2 + beta^2)), winner +sigma'^2/c * 1/2
+    s2 = SIGMA**2 + TAU**2
+    c = math.sqrt(2 * (s2 + BETA**2))
+    assert got[0][0][0] == pytest.approx(MU + s2 / c / 2)
+    assert got[1][0][0] == pytest.approx(MU - s2 / c / 2)
+
+
+def test_three_players_with_history_against_the_paper() -> None:
+    teams = [[(28.0, 5.0)], [(25.0, 8.0)], [(20.0, 3.0)]]
+    close(rate(teams, [1, 0, 2]), paper(teams, [1, 0, 2]))
+
+
+def test_six_players_in_the_order_they_went_out() -> None:
+    rng = random.Random(6)
+    teams = [[(rng.uniform(15, 35), rng.uniform(1, 8))] for _ in range(6)]
+    ranks = [3, 0, 5, 1, 2, 4]
+    got = rate(teams, ranks)
+    close(got, paper(teams, ranks))
+    assert got[2][0][0] < teams[2][0][0]  # the durak loses, the first out gains
+    assert got[1][0][0] > teams[1][0][0]
+
+
+def test_a_draw_ties_everyone() -> None:
+    even = [[(MU, SIGMA)] for _ in range(3)]
+    got = rate(even, [0, 0, 0])
+    close(got, paper(even, [0, 0, 0]))
+    assert all(p[0][0] == pytest.approx(MU) for p in got)
+    uneven = [[(30.0, 4.0)], [(22.0, 6.0)], [(25.0, 8.0)]]
+    close(rate(uneven, [0, 0, 0]), paper(uneven, [0, 0, 0]))
+
+
+def test_teams_are_rated_as_teams() -> None:
+    teams = [[(27.0, 6.0), (24.0, 7.0)], [(25.0, 8.0), (22.0, 3.0)]]
+    close(rate(teams, [1, 0]), paper(teams, [1, 0]))
+    game = RatedGame(
+        1,
+        CHAT,
+        0.0,
+        tuple(Entrant(user(s), "", int(s % 2 == 0), s % 2 == 0, team=s % 2) for s in range(4)),
+    )
+    done = settle(game, {})
+    by_key = dict(done.standings)
+    want = paper([[(MU, SIGMA)] * 2, [(MU, SIGMA)] * 2], [1, 0])
+    assert by_key[(user(0), "")].mu == pytest.approx(want[0][0][0])
+    assert by_key[(user(1), "")].mu == pytest.approx(want[1][0][0])
+
+
+def test_a_knock_out_match_is_rated_once_as_its_result() -> None:
+    rules = Rules(sprint=True)
+    names = list(NAMES[:4])
+    deals = play_match(Game.from_seed(rules, names, 5), random.Random(5))
+    assert len(deals) > 1
+    seats = [Seat(k, user(k), n) for k, n in enumerate(names)]
+    by_name = {s.name: s for s in seats}
+    for deal in deals[:-1]:
+        ending = Ending("played", deal.result.losers, deal.result.draw)
+        assert rated_game(1, CHAT, 0.0, seats, deal, ending, by_name) is None
+    final = deals[-1]
+    match = final.view().match
+    assert match is not None and match.winner is not None
+    final_seats = [replace_seat(by_name[n], k) for k, n in enumerate(final.players)]
+    ending = Ending("played", final.result.losers, final.result.draw)
+    rated = rated_game(1, CHAT, 0.0, final_seats, final, ending, by_name)
+    assert rated is not None
+    order = [match.winner, *reversed(match.eliminated)]
+    assert [e.user_id for e in sorted(rated.entrants, key=lambda e: e.place)] == [
+        by_name[n].user_id for n in order
+    ]
+    assert [e.place for e in sorted(rated.entrants, key=lambda e: e.place)] == [0, 1, 2, 3]
+    got = [s for _, s in settle(rated, {}).standings]
+    by_user = {e.user_id: e.place for e in rated.entrants}
+    want = paper([[(MU, SIGMA)]] * 4, [by_user[s.user_id] for s in seats])
+    mus = {k[0]: s.mu for k, s in settle(rated, {}).standings}
+    for s, w in zip(seats, want, strict=True):
+        assert mus[s.user_id] == pytest.approx(w[0][0])
+    assert len(got) == 4
+
+
+def replace_seat(seat: Seat, k: int) -> Seat:
+    return Seat(k, seat.user_id, seat.name, seat.kind, seat.level)
+
+
+def test_places_follow_the_order_out_and_the_durak_last() -> None:
+    assert places([(2,), (0, 3)], 4, (1,), False) == [1, 2, 0, 1]
+    assert places([(0,)], 3, (2,), True) == [0, 0, 0]
+    assert places([(1,)], 3, (0,), False) == [1, 0, 0]  # seat 2 never went out: ties
+
+
+def test_public_number_and_ai_levels() -> None:
+    assert public(MU, SIGMA) == 1000
+    game = RatedGame(
+        7,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(1), "", 0, False),
+            Entrant(AI, "hard", 1, False),
+            Entrant(AI, "hard", 2, True),
+        ),
+    )
+    done = settle(game, {(user(1), ""): Standing(streak=4)})
+    keys = [k for k, _ in done.standings]
+    assert keys == [(user(1), ""), (AI, "hard")]  # one rating for the level
+    assert dict(done.standings)[(AI, "hard")].games == 1
+    assert set(done.feats) == {(user(1), FIRST_WIN), (user(1), STREAK_5), (user(1), HARD_AI)}
+    again = settle(game, dict(done.standings), done.feats)
+    assert again.feats == ()  # each achievement once
+
+
+def test_the_service_rates_a_finished_game_on_both_stores(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=4)
+        result = await play_out(s, info, random.Random(4))
+        return info, result
+
+    info, result = with_service(db, body)
+    rows = db_rows(
+        db,
+        "SELECT user_id, level, place, durak, before, after FROM rating_changes"
+        " WHERE game_id = ? ORDER BY place",
+        (info.game_id,),
+    )
+    assert len(rows) == 3 and all(r[4] == 1000 for r in rows)
+    durak = result.ending.losers[0]
+    assert bool(rows[-1][3]) and rows[-1][0] == info.seats[durak].user_id
+    assert rows[0][5] > rows[-1][5]
+    standings = db_rows(db, "SELECT user_id, games FROM ratings WHERE chat_id = ?", (CHAT,))
+    assert sorted(standings) == [(user(k), 1) for k in range(3)]
+
+
+def test_a_cancelled_game_is_not_rated_and_a_leaver_is(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 2, seed=1)
+        await s.cancel(CHAT, user(0))
+        await lobby(s, 2)
+        await s.add_ai(CHAT, "hard", user(0))
+        info = await s.start(CHAT, user(0), seed=3)
+        await s.hand_over(info.game_id, user(1))
+        await play_out(s, await s.game(info.game_id), random.Random(3))
+        return info
+
+    info = with_service(db, body)
+    rows = db_rows(db, "SELECT user_id, level FROM rating_changes ORDER BY user_id, level", ())
+    ai = [s for s in info.seats if s.is_ai]
+    assert sorted(rows) == sorted([(AI, ai[0].level), (user(0), ""), (user(1), "")])
+    flaky = db_rows(db, "SELECT user_id, flaky FROM ratings WHERE level = '' ORDER BY 1", ())
+    assert flaky == [(user(0), 0), (user(1), 1)]
+
+
+def test_surrender_is_rated_with_the_leaver_last(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=2)
+        await s.surrender(info.game_id, user(1))
+        return info
+
+    with_service(db, body)
+    rows = db_rows(db, "SELECT user_id, place, durak FROM rating_changes ORDER BY user_id", ())
+    assert [(r[0], r[1], bool(r[2])) for r in rows] == [
+        (user(0), 0, False),
+        (user(1), 1, True),
+        (user(2), 0, False),
+    ]
