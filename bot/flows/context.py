@@ -88,8 +88,11 @@ class Questions:
         self._outbox = outbox
         self._pending: OrderedDict[int, Pending] = OrderedDict()
 
-    def ask(self, kind: str, info: GameInfo, user_id: int, is_admin: bool = False) -> None:
-        """Ask ``user_id`` privately whether to leave (``"v"``) or cancel (``"w"``)."""
+    def ask(
+        self, kind: str, info: GameInfo, user_id: int, is_admin: bool = False, note: str = ""
+    ) -> None:
+        """Ask ``user_id`` privately whether to leave (``"v"``) or cancel (``"w"``);
+        ``note`` is a line more (what leaving costs)."""
         token = secrets.randbits(48)
         self._pending[token] = Pending(kind, info.game_id, user_id, is_admin)
         while len(self._pending) > PENDING_MAX:
@@ -104,7 +107,7 @@ class Questions:
         self._outbox.show(
             user_id,
             place("confirm", info.game_id),
-            "❓ " + text,
+            "❓ " + text + ("\n" + note if note else ""),
             keyboards.confirm(kind, info.game_id, token),
             notify=True,
             priority=3,

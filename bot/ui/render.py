@@ -741,7 +741,8 @@ def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
     return "\n".join(lines)
 
 
-def history_text(games: Sequence[GameInfo]) -> str:
+def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = None) -> str:
+    """The chat's recent games; ``suffixes`` adds a line's end per game (its ratings)."""
     if not games:
         return _("No games finished in this chat yet.")
     lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
@@ -749,7 +750,8 @@ def history_text(games: Sequence[GameInfo]) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(info.updated_at))
         outcome = outcome_line(info.seats, None, info.ending)
         players = ", ".join(player(s) for s in info.seats)
-        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}")
+        extra = (suffixes or {}).get(info.game_id, "")
+        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}{extra}")
     return "\n".join(lines)
 
 

@@ -607,6 +607,71 @@ class SqlTx(ABC):
         await self.executemany(PUT_CHANGE, changes)
         await self.executemany(PUT_FEAT, feats)
 
+    async def rating_lines(self, chat_id: int) -> list[tuple[Any, ...]]:
+        """The chat's ratings: ``(user_id, level, name, mu, sigma, games, flaky, streak,
+        best, duraks)`` (an AI level's name is '')."""
+        return await self.rows(
+            "SELECT r.user_id, r.level, coalesce(u.name, ''), r.mu, r.sigma, r.games, r.flaky,"
+            " r.streak, r.best, (SELECT count(*) FROM rating_changes c WHERE c.chat_id = r.chat_id"
+            " AND c.user_id = r.user_id AND c.level = r.level AND c.durak)"
+            " FROM ratings r LEFT JOIN users u ON u.user_id = r.user_id AND r.level = ''"
+            " WHERE r.chat_id = $1",
+            (chat_id,),
+        )
+
+    async def fools_since(self, chat_id: int, since: float) -> list[tuple[Any, ...]]:
+        """``(user_id, level, times the durak)`` in the chat's rated games since ``since``."""
+        return await self.rows(
+            "SELECT user_id, level, count(*) FROM rating_changes"
+            " WHERE chat_id = $1 AND at >= $2 AND durak GROUP BY user_id, level",
+            (chat_id, since),
+        )
+
+    async def head_to_head(self, chat_id: int, user_id: int) -> list[tuple[Any, ...]]:
+        """Each player the user met in the chat's rated games: ``(user_id, level, games
+        together, the user's times the durak there, the other's)``."""
+        return await self.rows(
+            "SELECT o.user_id, o.level, count(*),"
+            " sum(CASE WHEN m.durak THEN 1 ELSE 0 END), sum(CASE WHEN o.durak THEN 1 ELSE 0 END)"
+            " FROM rating_changes m JOIN rating_changes o ON o.game_id = m.game_id"
+            " AND NOT (o.user_id = m.user_id AND o.level = m.level)"
+            " WHERE m.chat_id = $1 AND m.user_id = $2 AND m.level = ''"
+            " GROUP BY o.user_id, o.level",
+            (chat_id, user_id),
+        )
+
+    async def feats_of(self, chat_id: int, user_id: int) -> list[str]:
+        rows = await self.rows(
+            "SELECT feat FROM achievements WHERE chat_id = $1 AND user_id = $2 ORDER BY at, feat",
+            (chat_id, user_id),
+        )
+        return [str(r[0]) for r in rows]
+
+    async def game_ratings(
+        self, game_id: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """A game's rating changes ``(user_id, level, place, durak, before, after)`` and the
+        achievements it earned ``(user_id, feat)``."""
+        changes = await self.rows(
+            "SELECT user_id, level, place, durak, before, after FROM rating_changes"
+            " WHERE game_id = $1 ORDER BY place, user_id, level",
+            (game_id,),
+        )
+        feats = await self.rows(
+            "SELECT user_id, feat FROM achievements WHERE game_id = $1 ORDER BY user_id, feat",
+            (game_id,),
+        )
+        return changes, feats
+
+    async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
+        if not user_ids:
+            return {}
+        rows = await self.rows(
+            f"SELECT user_id, name FROM users WHERE user_id IN ({placeholders(1, len(user_ids))})",
+            tuple(user_ids),
+        )
+        return {int(r[0]): str(r[1]) for r in rows}
+
     # ---- messages -----------------------------------------------------------------
 
     #: The order of a game's messages: by kind byte by byte (SQLite's own way of
