@@ -74,10 +74,19 @@ def _table_line(rank: int, x: RatingLine, size: int) -> str:
     return " · ".join(parts)
 
 
+#: Tied players named in one line of /stats at most; the rest are counted.
+NAMED_TIES = 3
+
+
+def _names(who: Sequence[RatingLine], size: int) -> str:
+    names = ", ".join(line_name(x, size) for x in who[:NAMED_TIES])
+    return names + (f" +{len(who) - NAMED_TIES}" if len(who) > NAMED_TIES else "")
+
+
 def _fools_line(label: str, fools: Fools, size: int) -> str | None:
     if not fools.who:
         return None
-    names = ", ".join(line_name(x, size) for x in fools.who)
+    names = _names(fools.who, size)
     times = n_("{n} time", "{n} times", fools.times).format(n=fools.times)
     return f"{label}: {names} ({times})"
 
@@ -102,7 +111,7 @@ def group_stats_text(stats: GroupStats, chat_title: str) -> str:
         return _("No rated games in this chat yet.")
 
     def build(size: int, shown: int) -> list[str]:
-        head = "🏆 <b>" + _("Ratings") + "</b> · " + esc(_cut(chat_title, 64))
+        head = "🏆 <b>" + _("Ratings") + "</b> · " + esc(_cut(chat_title, size))
         lines = [head, ""]
         lines += [_table_line(k, x, size) for k, x in enumerate(stats.lines[:shown], 1)]
         rest = len(stats.lines) - shown
@@ -113,7 +122,7 @@ def group_stats_text(stats: GroupStats, chat_title: str) -> str:
             _fools_line("🃏 " + _("Fool of the month"), stats.month, size),
         ]
         if stats.longest.who:
-            names = ", ".join(line_name(x, size) for x in stats.longest.who)
+            names = _names(stats.longest.who, size)
             n = stats.longest.times
             extra.append(
                 "🔥 "

@@ -3,6 +3,7 @@ worked out here without the package; who is rated and where; the store's rows.""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from collections.abc import Sequence
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 import pytest
 
 from durak import Game, Rules
-from durak.selfplay import play_match
+from durak.selfplay import play_match, random_step
 from durak.service.rated import rated_game
 from durak.service.ratings import (
     AI,
@@ -246,3 +247,46 @@ def test_surrender_is_rated_with_the_leaver_last(db: Db) -> None:
         (user(1), 1, True),
         (user(2), 0, False),
     ]
+
+
+def test_two_games_of_one_group_ending_at_once_rate_one_after_the_other(db: Db) -> None:
+    """Two topics' games end in the same moment, each with the group's hard AI: the
+    level's rating takes both games, the second from where the first left it."""
+
+    async def to_the_last_move(s, info, rng):  # type: ignore[no-untyped-def]
+        version = info.version
+        while True:
+            game = (await s.game(info.game_id)).game
+            seat, action = random_step(game, rng)
+            trial = game.clone()
+            trial.apply(seat, action)
+            if trial.over:
+                return info.seats[seat].user_id, action, version
+            result = await s.apply(info.game_id, info.seats[seat].user_id, action, version)
+            version = result.version
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        games = []
+        for k, topic in enumerate((11, 22)):
+            await s.create_lobby(CHAT, user(2 * k), NAMES[2 * k], thread_id=topic)
+            await s.join(CHAT, user(2 * k + 1), NAMES[2 * k + 1], thread_id=topic)
+            await s.add_ai(CHAT, "hard", user(2 * k), thread_id=topic)
+            games.append(await s.start(CHAT, user(2 * k), seed=k + 1, thread_id=topic))
+        last = [await to_the_last_move(s, g, random.Random(g.game_id)) for g in games]
+        done = await asyncio.gather(
+            *(s.apply(g.game_id, u, a, v) for g, (u, a, v) in zip(games, last, strict=True))
+        )
+        assert all(r.finished for r in done)
+        return games
+
+    games = with_service(db, body)
+    ai = db_rows(db, "SELECT games FROM ratings WHERE level = 'hard'")
+    assert ai == [(2,)]
+    changes = db_rows(db, "SELECT game_id, before, after FROM rating_changes WHERE level = 'hard'")
+    assert sorted(g for g, _, _ in changes) == sorted(g.game_id for g in games)
+    first, second = sorted(changes, key=lambda c: c[1] == 1000, reverse=True)
+    assert first[1] == 1000 and second[1] == first[2]  # no update lost
+    mu, sigma = db_rows(db, "SELECT mu, sigma FROM ratings WHERE level = 'hard'")[0]
+    assert public(mu, sigma) == second[2]
+    humans = db_rows(db, "SELECT user_id, games FROM ratings WHERE level = '' ORDER BY 1")
+    assert humans == [(user(k), 1) for k in range(4)]
