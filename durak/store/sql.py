@@ -557,6 +557,7 @@ class SqlTx(ABC):
             (new_chat_id, old_chat_id),
         )
         await self.execute("DELETE FROM tallies WHERE chat_id = $1", (old_chat_id,))
+        await self._migrate_ratings(old_chat_id, new_chat_id)
         await self.execute(
             "INSERT INTO messages (game_id, kind, chat_id, message_id)"
             " SELECT game_id, kind, $1, message_id FROM messages WHERE chat_id = $2"
@@ -565,6 +566,25 @@ class SqlTx(ABC):
         )
         await self.execute("DELETE FROM messages WHERE chat_id = $1", (old_chat_id,))
         await self.execute("DELETE FROM chats WHERE chat_id = $1", (old_chat_id,))
+
+    async def _migrate_ratings(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A chat's ratings, their history and achievements follow it to its new id
+        (where the new id already rates a player, its own rating stays)."""
+        for table, key in (("ratings", "user_id, level"), ("achievements", "user_id, feat")):
+            columns = (
+                "user_id, level, mu, sigma, games, flaky, streak, best"
+                if table == "ratings"
+                else "user_id, feat, game_id, at"
+            )
+            await self.execute(
+                f"INSERT INTO {table} (chat_id, {columns}) SELECT $1, {columns} FROM {table}"
+                f" WHERE chat_id = $2 ON CONFLICT (chat_id, {key}) DO NOTHING",
+                (new_chat_id, old_chat_id),
+            )
+            await self.execute(f"DELETE FROM {table} WHERE chat_id = $1", (old_chat_id,))
+        await self.execute(
+            "UPDATE rating_changes SET chat_id = $1 WHERE chat_id = $2", (new_chat_id, old_chat_id)
+        )
 
     # ---- tallies ------------------------------------------------------------------
 

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 import pytest
 
 from durak import Game, Rules
-from durak.selfplay import play_match, random_step
+from durak.selfplay import play_match, play_random, random_step
 from durak.service.rated import rated_game
 from durak.service.ratings import (
     AI,
+    CHAIN,
     FIRST_WIN,
     HARD_AI,
+    SIX,
     STREAK_5,
     Entrant,
     RatedGame,
@@ -26,10 +28,11 @@ from durak.service.ratings import (
     rate,
     settle,
 )
+from durak.service.summary import summarize
 from durak.service.types import Ending, Seat
 from tests.dbaccess import Db, db_rows
 
-from .helpers import CHAT, NAMES, lobby, play_out, started, user, with_service
+from .helpers import CHAT, NAMES, lobby, play_again_all, play_out, started, user, with_service
 
 MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
 
@@ -290,3 +293,60 @@ def test_two_games_of_one_group_ending_at_once_rate_one_after_the_other(db: Db) 
     assert public(mu, sigma) == second[2]
     humans = db_rows(db, "SELECT user_id, games FROM ratings WHERE level = '' ORDER BY 1")
     assert humans == [(user(k), 1) for k in range(4)]
+
+
+def test_group_stats_head_to_head_and_a_chat_that_moves(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        ended = []
+        for k in range(3):
+            info = await started(s, 3, seed=10 + k) if k == 0 else None
+            if info is None:
+                again = await play_again_all(s, ended[-1], user(0))
+                info = await s.game(again.game_id)
+            result = await play_out(s, info, random.Random(10 + k))
+            ended.append(result.game_id)
+        stats = await s.group_stats(CHAT)
+        record = await s.player_record(CHAT, user(0))
+        found = await s.find_player(CHAT, "@" + NAMES[1].upper())
+        rated = await s.game_ratings(ended)
+        exported = await s.export_record(ended[0])
+        await s.migrate_chat(CHAT, CHAT - 1)
+        moved = await s.group_stats(CHAT - 1)
+        return ended, stats, record, found, rated, exported, moved
+
+    ended, stats, record, found, rated, exported, moved = with_service(db, body)
+    assert [x.rating for x in stats.lines] == sorted((x.rating for x in stats.lines), reverse=True)
+    assert sum(x.duraks for x in stats.lines) == 3 and all(x.games == 3 for x in stats.lines)
+    duraks = {x.user_id: x.duraks for x in stats.lines}
+    top = max(duraks.values())
+    assert stats.week.times == stats.month.times == top
+    assert {x.user_id for x in stats.week.who} == {u for u, n in duraks.items() if n == top}
+    assert stats.longest.times == max(x.best for x in stats.lines)
+    assert record is not None and record.line.user_id == user(0)
+    assert {m.other.user_id: (m.games, m.mine, m.theirs) for m in record.meetings} == {
+        user(k): (3, duraks[user(0)], duraks[user(k)]) for k in (1, 2)
+    }
+    assert found == user(1)
+    assert set(rated) == set(ended) and all(len(r.changes) == 3 for r in rated.values())
+    assert set(exported) == {"format", "name", "rules", "players", "start", "steps"}
+    assert [(x.user_id, x.rating) for x in moved.lines] == [
+        (x.user_id, x.rating) for x in stats.lines
+    ]
+
+
+def test_the_play_earns_six_cards_and_a_chain_of_transfers() -> None:
+    rules = Rules(transfer=True)
+    found: set[str] = set()
+    for seed in range(400):
+        game = Game.from_seed(rules, list(NAMES[:4]), seed)
+        play_random(game, random.Random(seed))
+        summary = summarize(game)
+        assert sum(summary.taken) >= 0 and len(summary.out) <= 4
+        for seat, feat in summary.feats:
+            found.add(feat)
+            if feat == CHAIN:
+                assert summary.decisive is not None and game.result.loser is not None
+                assert seat != game.result.loser
+        if found == {SIX, CHAIN}:
+            break
+    assert found == {SIX, CHAIN}
