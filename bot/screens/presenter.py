@@ -653,12 +653,13 @@ class Presenter:
         return found
 
     async def _recap(self, info: GameInfo, game: Game | None) -> list[str]:
-        """The recap's two lines (issue 28), unless the group turned it off."""
+        """The recap's two lines (issue 28); with the recap off, only the achievements
+        the game earned (each is announced once, in the end message that earned it)."""
         if game is None or info.ending is None or info.ending.reason == "cancelled":
             return []
-        if not (await self.service.chat_settings(info.chat_id)).recap:
-            return []
         rated = (await self.service.game_ratings([info.game_id])).get(info.game_id)
+        if not (await self.service.chat_settings(info.chat_id)).recap:
+            return ratings_text.feats_lines(info.seats, rated)
         return ratings_text.recap_lines(info.seats, summarize(game), rated)
 
     async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:

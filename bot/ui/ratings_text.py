@@ -219,6 +219,15 @@ def recap_lines(
     return lines
 
 
+def feats_lines(seats: Sequence[Seat], ratings: GameRatings | None) -> list[str]:
+    """The achievements a game earned, on one line ([] if none)."""
+    if ratings is None or not ratings.feats:
+        return []
+    return [
+        "🏅 " + "; ".join(f"{_seat_name(seats, u, '')}: {feat_name(f)}" for u, f in ratings.feats)
+    ]
+
+
 # ---- /history and /leave --------------------------------------------------------------
 
 

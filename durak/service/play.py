@@ -109,7 +109,8 @@ class Play:
             result = game.result
             ending = None if result is None else Ending(PLAYED, result.losers, result.draw)
             now = time.time()
-            rated = None if ending is None else await self._rated(live, ending, now)
+            with self._core.repairing(game_id):  # the move is in memory only until written
+                rated = None if ending is None else await self._rated(live, ending, now)
             write = stores.ActionWrite(
                 game_id,
                 live.chat_id,

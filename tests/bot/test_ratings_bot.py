@@ -80,6 +80,9 @@ def test_the_recap_is_two_short_lines() -> None:
         "📈 Ann +42, 🤖 Bot 1 (hard) +11, Bob −42 · Ann: 🦾 Beat the hard bot",
     ]
     assert ratings_text.recap_lines(seats, None, None) == []
+    # the recap off: the achievements are still announced, once, in their game's end
+    with language("en"):
+        assert ratings_text.feats_lines(seats, rated) == ["🏅 Ann: 🦾 Beat the hard bot"]
 
 
 @async_test

@@ -350,3 +350,29 @@ def test_the_play_earns_six_cards_and_a_chain_of_transfers() -> None:
         if found == {SIX, CHAIN}:
             break
     assert found == {SIX, CHAIN}
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(db: Db, players: int) -> None:
+    """A two-player match and a knock-out of three: rated once, as the match ended."""
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, players, seed=5, sprint=True)
+        rng = random.Random(5)
+        deals = [info.game_id]
+        while True:
+            result = await play_out(s, info, rng)
+            if result.next_game_id is None:
+                return deals
+            deals.append(result.next_game_id)
+            info = await s.game(result.next_game_id)
+
+    deals = with_service(db, body)
+    assert len(deals) >= 2  # a match takes two deals at least
+    rows = db_rows(db, "SELECT game_id, user_id, place, durak FROM rating_changes ORDER BY place")
+    assert {r[0] for r in rows} == {deals[-1]}  # once, as the match's result
+    assert sorted(r[1] for r in rows) == [user(k) for k in range(players)]
+    assert [r[2] for r in rows] == list(range(players))
+    assert [bool(r[3]) for r in rows] == [False] * (players - 1) + [True]
+    final = db_rows(db, "SELECT user_id FROM seats WHERE game_id = ?", (deals[-1],))
+    assert rows[0][1] in {r[0] for r in final}  # the winner played the last deal
