@@ -11,6 +11,7 @@ lobby are rated per level."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,9 @@ from .types import CANCELLED, FINISHED, SURRENDER, Ending, Seat
 if TYPE_CHECKING:
     from ..store.base import Tx
     from ..store.sql import SqlTx
+
+
+log = logging.getLogger(__name__)
 
 
 def rated_game(
@@ -144,11 +148,12 @@ async def rate_history(tx: SqlTx) -> int:
         seats = tuple(await tx.seats(row.game_id))
         try:
             game, _ = rebuild(row, seats, await tx.log(row.game_id))
-        except Damaged:
+            earlier = await earlier_seats(tx, row.game_id) if game.rules.sprint else {}
+            at = float(row.updated_at)
+            found = rated_game(row.game_id, row.chat_id, at, seats, game, row.ending(), earlier)
+        except (Damaged, ValueError, KeyError, TypeError, IndexError) as e:
+            log.warning("game %d is left unrated: %s", row.game_id, e)
             continue
-        earlier = await earlier_seats(tx, row.game_id) if game.rules.sprint else {}
-        at = float(row.updated_at)
-        found = rated_game(row.game_id, row.chat_id, at, seats, game, row.ending(), earlier)
         if found is not None:
             await tx.rate_game(found)
             rated += 1

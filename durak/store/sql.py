@@ -14,6 +14,7 @@ SQL is the same on both; a backend's ``Tx`` subclasses it, supplies the plumbing
 from __future__ import annotations
 
 import json
+import logging
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -28,6 +29,8 @@ from .base import GameRow, LoggedAction
 #: "DRK1": SQLite's ``PRAGMA application_id`` of our files, and the first key of
 #: PostgreSQL's advisory locks.
 APPLICATION_ID = 0x44524B31
+
+log = logging.getLogger(__name__)
 
 # ---- $n for SQLite --------------------------------------------------------------------
 
@@ -162,11 +165,15 @@ def settled(
 ) -> tuple[list[tuple[Any, ...]], ...]:
     """The parameters of :data:`PUT_STANDING`, :data:`PUT_CHANGE` and :data:`PUT_FEAT`
     for a rated game, from the rows of :data:`STANDINGS` and :data:`EARNED`."""
-    current = {
-        (int(r[0]), str(r[1])): Standing(float(r[2]), float(r[3]), *(int(v) for v in r[4:8]))
-        for r in standings
-    }
-    done: Settlement = settle(game, current, [(int(r[0]), str(r[1])) for r in earned])
+    try:
+        current = {
+            (int(r[0]), str(r[1])): Standing(float(r[2]), float(r[3]), *(int(v) for v in r[4:8]))
+            for r in standings
+        }
+        done: Settlement = settle(game, current, [(int(r[0]), str(r[1])) for r in earned])
+    except (ValueError, TypeError, ArithmeticError) as e:  # damaged standings: unrated
+        log.error("game %d: its ratings cannot be worked out: %s", game.game_id, e)
+        return [], [], []
     chat = game.chat_id
     return (
         [

@@ -7,6 +7,7 @@ import asyncio
 import math
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +31,7 @@ from durak.service.ratings import (
 )
 from durak.service.summary import summarize
 from durak.service.types import Ending, Seat
-from tests.dbaccess import Db, db_rows
+from tests.dbaccess import Db, db_execute, db_rows
 
 from .helpers import CHAT, NAMES, lobby, play_again_all, play_out, started, user, with_service
 
@@ -376,3 +377,28 @@ def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(db: Db, pla
     assert [bool(r[3]) for r in rows] == [False] * (players - 1) + [True]
     final = db_rows(db, "SELECT user_id FROM seats WHERE game_id = ?", (deals[-1],))
     assert rows[0][1] in {r[0] for r in final}  # the winner played the last deal
+
+
+def test_damaged_standings_leave_the_game_unrated_but_finished(tmp_path: Path) -> None:
+    """A rating the database cannot give back as a number (SQLite keeps what it is
+    given): the game still ends, its tally counts, it is not rated; the next game of
+    a sound group is."""
+    db = tmp_path / "db.sqlite3"
+
+    async def first(s):  # type: ignore[no-untyped-def]
+        await play_out(s, await started(s, 2, seed=1), random.Random(1))
+
+    with_service(db, first)
+    db_execute(db, "UPDATE ratings SET mu = 'not a number' WHERE user_id = ?", (user(0),))
+
+    async def second(s):  # type: ignore[no-untyped-def]
+        again = await play_again_all(s, 1, user(0))
+        result = await play_out(s, await s.game(again.game_id), random.Random(2))
+        return result.game_id, await s.game(result.game_id)
+
+    game_id, info = with_service(db, second)
+    assert info.status == "finished"
+    assert db_rows(db, "SELECT sum(played) FROM tallies") == [(4,)]
+    assert db_rows(db, "SELECT count(*) FROM rating_changes WHERE game_id = ?", (game_id,)) == [
+        (0,)
+    ]
