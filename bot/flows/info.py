@@ -78,10 +78,12 @@ class Info:
         for entity in message.entities or ():
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
                 return entity.user.id, entity.user.full_name
-        name = " ".join(args).strip()
+        name = " ".join(args).strip()[:64]
         if not name:
             return None, ""
-        return await self.service.find_player(chat_id, name[:64]), name[:64]
+        if name.startswith("@") and name[1:].casefold() in self.ctx.usernames:
+            return self.ctx.usernames[name[1:].casefold()], name
+        return await self.service.find_player(chat_id, name), name
 
     def _show_stats(self, chat_id: int, text: str) -> None:
         topic = topics.here()

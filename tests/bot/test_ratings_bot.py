@@ -89,7 +89,7 @@ def test_the_recap_is_two_short_lines() -> None:
 async def test_the_end_message_recaps_and_history_shows_the_changes(
     make_fake_telegram, tmp_path, errors
 ):
-    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
+    server, users, boss, group = await friends_and_admin(make_fake_telegram, players=3)
     async with running_bot(server, tmp_path / "durak.sqlite3") as app:
         service = durak_of(app).service
         table = Table(server, group, users, random.Random(3))
@@ -105,6 +105,27 @@ async def test_the_end_message_recaps_and_history_shows_the_changes(
         await users[0].send(group, "/history")
         history = await server.wait_for_bot_message(group, contains="Recent games")
         assert "📈 " in (history.plain_text or "")
+
+        # /stats in reply to a player: his record against the others; /stats @name and
+        # /stats Name within the minute edit that one message
+        users[2].username = "player_two"
+        said = await users[1].send(group, "hello")
+        await users[2].send(group, "/stats", reply_to=said)
+        record = await server.wait_for_bot_message(group, contains="Head to head")
+        assert (record.plain_text or "").startswith("👤 Player1")
+        assert "vs Player0: 1 game together" in (record.plain_text or "")
+
+        def shown(text: str):  # type: ignore[no-untyped-def]
+            m = server.message(group, record.message_id)
+            return m if text in (m.plain_text or "") else None
+
+        await users[0].send(group, "/stats @Player_Two")
+        await server.wait_for(lambda: shown("👤 Player2"))
+        await users[1].send(group, "/stats player0")
+        await server.wait_for(lambda: shown("👤 Player0"))
+        await users[1].send(group, "/stats")  # the same member again: ignored for a minute
+        await boss.send(group, "/stats Nobody")
+        await server.wait_for(lambda: shown("Nobody has no rated game"))
 
         # the recap off: the next game's end says who is the durak, and no more
         await service.set_chat_settings(group.id, recap=False)
