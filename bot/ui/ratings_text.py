@@ -143,7 +143,8 @@ def player_text(record: PlayerRecord) -> str:
     x = record.line
 
     def build(size: int, shown: int) -> list[str]:
-        lines = [f"👤 <b>{line_name(x, size)}</b> — {x.rating}", _table_line(1, x, size)[3:], ""]
+        detail = _table_line(1, x, size).split(" · ", 1)[1]
+        lines = [f"👤 <b>{line_name(x, size)}</b> — {x.rating}", detail, ""]
         if record.meetings:
             lines.append("<b>" + _("Head to head") + "</b>")
         for m in record.meetings[:shown]:
@@ -197,7 +198,7 @@ def recap_lines(
             text += " " + _("after a transfer")
         play.append("⚡ " + text)
     if summary is not None and any(summary.taken):
-        taken = " ".join(
+        taken = ", ".join(
             f"{esc(_cut(s.name, 12))} {summary.taken[s.seat]}"
             for s in seats
             if s.seat < len(summary.taken)

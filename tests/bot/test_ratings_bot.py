@@ -76,7 +76,7 @@ def test_the_recap_is_two_short_lines() -> None:
     with language("en"):
         got = ratings_text.recap_lines(seats, summary, rated)
     assert got == [
-        "⚡ Bob took 7 cards after a transfer · 📥 Ann 3 Bob 9 Bot 1 (hard) 0",
+        "⚡ Bob took 7 cards after a transfer · 📥 Ann 3, Bob 9, Bot 1 (hard) 0",
         "📈 Ann +42, 🤖 Bot 1 (hard) +11, Bob −42 · Ann: 🦾 Beat the hard bot",
     ]
     assert ratings_text.recap_lines(seats, None, None) == []
