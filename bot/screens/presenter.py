@@ -19,7 +19,6 @@ from durak import Game, View
 from durak.actions import Action
 from durak.cards import Card
 from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
-from durak.service.summary import summarize
 from durak.view import PileView
 
 from ..seats.timers import Changed, Show, TurnTimers
@@ -660,7 +659,7 @@ class Presenter:
         rated = (await self.service.game_ratings([info.game_id])).get(info.game_id)
         if not (await self.service.chat_settings(info.chat_id)).recap:
             return ratings_text.feats_lines(info.seats, rated)
-        return ratings_text.recap_lines(info.seats, summarize(game), rated)
+        return ratings_text.game_recap(info.seats, game, rated)
 
     async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:
         """The group hears who is the durak, with a Play again button; a sprint deal

@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from durak.service import Seat
-from durak.service.ratings import CHAIN, FIRST_WIN, HARD_AI, SIX, STREAK_5
-from durak.service.standings import (
+from durak import Game
+from durak.service import (
+    CHAIN,
+    FIRST_WIN,
+    HARD_AI,
+    SIX,
+    STREAK_5,
     Fools,
     GameRatings,
     GroupStats,
     PlayerRecord,
     RatingChange,
     RatingLine,
+    Seat,
+    Summary,
+    summarize,
 )
-from durak.service.summary import Summary
 
 from .i18n import N_, _, n_
 from .render import esc
@@ -179,6 +185,11 @@ def _seat_name(seats: Sequence[Seat], user_id: int, level: str, size: int = 24) 
         ):
             return ("🤖 " if s.is_ai else "") + esc(_cut(s.name, size))
     return esc(level or str(user_id))
+
+
+def game_recap(seats: Sequence[Seat], game: Game, ratings: GameRatings | None) -> list[str]:
+    """:func:`recap_lines` of a finished game (its play replayed for the summary)."""
+    return recap_lines(seats, summarize(game), ratings)
 
 
 def recap_lines(
