@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..games import Game
@@ -42,8 +43,12 @@ def rated_game(
     knock-out's players who were knocked out in its earlier deals."""
     if game is None or ending is None or ending.reason == CANCELLED or len(seats) < 2:
         return None
-    if ending.reason == SURRENDER:
-        placed = [(s, int(s.seat in ending.losers), s.seat in ending.losers) for s in seats]
+    if ending.reason == SURRENDER:  # he left: the durak, and it counts against him
+        gone = set(ending.losers)
+        placed = [
+            (replace(s, left=s.left or s.seat in gone), int(s.seat in gone), s.seat in gone)
+            for s in seats
+        ]
         return _rated(game_id, chat_id, at, placed, None, ())
     if game.rules.sprint:
         return _match(game_id, chat_id, at, seats, game, earlier or {})

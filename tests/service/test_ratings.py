@@ -251,6 +251,8 @@ def test_surrender_is_rated_with_the_leaver_last(db: Db) -> None:
         (user(1), 1, True),
         (user(2), 0, False),
     ]
+    flaky = db_rows(db, "SELECT user_id, flaky FROM ratings ORDER BY user_id")
+    assert flaky == [(user(0), 0), (user(1), 1), (user(2), 0)]
 
 
 def test_two_games_of_one_group_ending_at_once_rate_one_after_the_other(db: Db) -> None:
