@@ -88,9 +88,11 @@ async def test_help_rules_stats_kick_to_the_ai_then_play_again(
         await users[2].send(group, "/stats")
         # asked again within a minute: the same message, edited (the group's budget)
         stats = await server.wait_for(
-            lambda: (m := server.message(group, first_stats.message_id))
-            and "Ratings" in (m.plain_text or "")
-            and m
+            lambda: (
+                (m := server.message(group, first_stats.message_id))
+                and "Ratings" in (m.plain_text or "")
+                and m
+            )
         )
         assert "Player1 — " in (stats.plain_text or "")
 
