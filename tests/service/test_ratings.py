@@ -13,6 +13,7 @@ import pytest
 
 from durak import Game, Rules
 from durak.selfplay import play_match, play_random, random_step
+from durak.service import series
 from durak.service.rated import rated_game
 from durak.service.ratings import (
     AI,
@@ -298,7 +299,11 @@ def test_two_games_of_one_group_ending_at_once_rate_one_after_the_other(db: Db) 
     assert humans == [(user(k), 1) for k in range(4)]
 
 
-def test_group_stats_head_to_head_and_a_chat_that_moves(db: Db) -> None:
+def test_group_stats_head_to_head_and_a_chat_that_moves(
+    db: Db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(series.secrets, "randbits", random.Random(1).getrandbits)  # no draw
+
     async def body(s):  # type: ignore[no-untyped-def]
         ended = []
         for k in range(3):
@@ -355,9 +360,16 @@ def test_the_play_earns_six_cards_and_a_chain_of_transfers() -> None:
     assert found == {SIX, CHAIN}
 
 
-@pytest.mark.parametrize("players", [2, 3])
-def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(db: Db, players: int) -> None:
-    """A two-player match and a knock-out of three: rated once, as the match ended."""
+@pytest.mark.parametrize(
+    ("players", "draws", "drawn"), [(2, 102, False), (3, 103, False), (2, 2, True)]
+)
+def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(
+    db: Db, players: int, draws: int, drawn: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A two-player match and a knock-out of three: rated once, as the match ended; a
+    drawn match ties both. (The next deals' seeds come from a generator seeded with
+    ``draws``, so each run plays the same match.)"""
+    monkeypatch.setattr(series.secrets, "randbits", random.Random(draws).getrandbits)
 
     async def body(s):  # type: ignore[no-untyped-def]
         info = await started(s, players, seed=5, sprint=True)
@@ -366,6 +378,8 @@ def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(db: Db, pla
         while True:
             result = await play_out(s, info, rng)
             if result.next_game_id is None:
+                match = result.game.view(None).match
+                assert match is not None and match.draw == drawn
                 return deals
             deals.append(result.next_game_id)
             info = await s.game(result.next_game_id)
@@ -375,6 +389,9 @@ def test_a_sprint_match_through_the_service_is_rated_once_at_its_end(db: Db, pla
     rows = db_rows(db, "SELECT game_id, user_id, place, durak FROM rating_changes ORDER BY place")
     assert {r[0] for r in rows} == {deals[-1]}  # once, as the match's result
     assert sorted(r[1] for r in rows) == [user(k) for k in range(players)]
+    if drawn:
+        assert [(r[2], bool(r[3])) for r in rows] == [(0, False)] * players
+        return
     assert [r[2] for r in rows] == list(range(players))
     assert [bool(r[3]) for r in rows] == [False] * (players - 1) + [True]
     final = db_rows(db, "SELECT user_id FROM seats WHERE game_id = ?", (deals[-1],))
