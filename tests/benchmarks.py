@@ -41,6 +41,7 @@ ENGINE = [
      "--rules", '{"transfer": true}', "--out", "records"],  # README's self-play
     ["-m", "tests.bot.bench_render", "--steps", "10"],
     ["-m", "tests.bot.webapp.bench_webapp", "--games", "2", "--players", "2", "--seconds", "3"],
+    ["-m", "tests.service.bench_ratings", "--games", "5"],
 ]  # fmt: skip
 
 SERVICE = ["-m", "durak.service.bench"]
@@ -60,6 +61,9 @@ def commands(pg_url: str | None) -> list[list[str]]:
     if pg_url is not None:
         runs.append([*SERVICE, *SERVICE_SIZE, "--db", pg_url + "service"])
         runs.append([*BOT, "--time-scale", "0.05", "--db", pg_url + "bot"])
+        runs.append(
+            ["-m", "tests.service.bench_ratings", "--games", "5", "--db", pg_url + "ratings"]
+        )
     return runs
 
 
@@ -98,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tests.dbaccess import pg_run
 
     with Cluster() as cluster:
-        for name in ("service", "bot"):
+        for name in ("service", "bot", "ratings"):
             pg_run(cluster.url, [(f"CREATE DATABASE bench{name}", ())])
         return run(cluster.url_of("bench"))
 

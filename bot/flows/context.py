@@ -31,6 +31,8 @@ Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 #: A member's same command in a group is answered once in this many seconds.
 REPEAT_WINDOW = 60.0
+#: The usernames remembered for ``/stats @name`` (the latest seen).
+USERNAMES_KEPT = 10_000
 #: Command answers go after the table and the lobby (the presenter's PRIORITY_GROUP).
 PRIORITY_REPLY = 1
 #: At most this many questions wait for an answer; the oldest is forgotten first.
@@ -88,8 +90,11 @@ class Questions:
         self._outbox = outbox
         self._pending: OrderedDict[int, Pending] = OrderedDict()
 
-    def ask(self, kind: str, info: GameInfo, user_id: int, is_admin: bool = False) -> None:
-        """Ask ``user_id`` privately whether to leave (``"v"``) or cancel (``"w"``)."""
+    def ask(
+        self, kind: str, info: GameInfo, user_id: int, is_admin: bool = False, note: str = ""
+    ) -> None:
+        """Ask ``user_id`` privately whether to leave (``"v"``) or cancel (``"w"``);
+        ``note`` is a line more (what leaving costs)."""
         token = secrets.randbits(48)
         self._pending[token] = Pending(kind, info.game_id, user_id, is_admin)
         while len(self._pending) > PENDING_MAX:
@@ -104,7 +109,7 @@ class Questions:
         self._outbox.show(
             user_id,
             place("confirm", info.game_id),
-            "❓ " + text,
+            "❓ " + text + ("\n" + note if note else ""),
             keyboards.confirm(kind, info.game_id, token),
             notify=True,
             priority=3,
@@ -142,6 +147,9 @@ class FlowContext:
         self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
         self._clock = time.monotonic
+        #: ``@username`` (lower case) -> user id, of the users the bot saw lately: Telegram
+        #: resolves no username for a bot, and ``/stats @name`` names people so.
+        self.usernames: OrderedDict[str, int] = OrderedDict()
 
     # ---- around every update --------------------------------------------------------
 
@@ -152,6 +160,7 @@ class FlowContext:
         async def run(update: Update, context: Context) -> None:
             user, chat = update.effective_user, update.effective_chat
             self.langs.note(user)
+            self.note_username(user)
             if update.callback_query is not None or chat is None or chat.type == ChatType.PRIVATE:
                 lang = await self.langs.of_user(user.id) if user is not None else DEFAULT
             else:
@@ -183,6 +192,14 @@ class FlowContext:
             await handler(update, context)
 
         return run
+
+    def note_username(self, user: User | None) -> None:
+        if user is None or not user.username:
+            return
+        self.usernames[user.username.casefold()] = user.id
+        self.usernames.move_to_end(user.username.casefold())
+        while len(self.usernames) > USERNAMES_KEPT:
+            self.usernames.popitem(last=False)
 
     # ---- replies and checks ---------------------------------------------------------
 

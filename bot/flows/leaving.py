@@ -13,7 +13,7 @@ from telegram import Update
 from durak.service import RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
-from ..ui import render
+from ..ui import ratings_text, render
 from ..ui.i18n import N_, _
 from .context import Answer, Context, FlowContext, Pending, Press, not_a_person, sent_as
 
@@ -38,7 +38,10 @@ class Leaving:
                 self.ctx.reply(user.id, _("You left this game: the AI plays your seat."))
                 return
             if seat is not None:
-                self.ctx.questions.ask("v", open_now, user.id)  # in private, with buttons
+                record = await self.service.player_record(chat.id, user.id)
+                cost = ratings_text.leave_cost_text(record.line if record else None)
+                # in private, with buttons
+                self.ctx.questions.ask("v", open_now, user.id, note=cost)
                 return
         try:
             result = await self.service.leave(chat.id, user.id, topics.here())

@@ -14,7 +14,7 @@ from durak.service import LOBBY, RUNNING, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb
-from ..ui import render
+from ..ui import ratings_text, render
 from ..ui.i18n import LANGUAGE_NAMES, N_, SUPPORTED, _, language
 from .context import Answer, Context, FlowContext, Press, sent_as
 
@@ -100,7 +100,11 @@ class Lifecycle:
         if chat is None or not self.ctx.in_group(update):
             return
         games = await self.service.recent_games(chat.id, limit=10)
-        self.ctx.reply(chat.id, render.history_text(games))
+        rated = await self.service.game_ratings([g.game_id for g in games])
+        suffixes = {
+            g.game_id: ratings_text.history_suffix(g.seats, rated.get(g.game_id)) for g in games
+        }
+        self.ctx.reply(chat.id, render.history_text(games, suffixes))
 
     async def language_menu(self, update: Update, context: Context) -> None:
         chat = update.effective_chat

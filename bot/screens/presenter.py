@@ -23,7 +23,7 @@ from durak.view import PileView
 
 from ..seats.timers import Changed, Show, TurnTimers
 from ..transport.outbox import Outbox
-from ..ui import events, keyboards, render
+from ..ui import events, keyboards, ratings_text, render
 from ..ui.i18n import _, language
 from .languages import Languages
 
@@ -651,6 +651,16 @@ class Presenter:
                 found.append(replace(tally, name=tally.name or seat.name))
         return found
 
+    async def _recap(self, info: GameInfo, game: Game | None) -> list[str]:
+        """The recap's two lines (issue 28); with the recap off, only the achievements
+        the game earned (each is announced once, in the end message that earned it)."""
+        if game is None or info.ending is None or info.ending.reason == "cancelled":
+            return []
+        rated = (await self.service.game_ratings([info.game_id])).get(info.game_id)
+        if not (await self.service.chat_settings(info.chat_id)).recap:
+            return ratings_text.feats_lines(info.seats, rated)
+        return ratings_text.game_recap(info.seats, game, rated)
+
     async def ended(self, info: GameInfo, following: GameInfo | None = None) -> None:
         """The group hears who is the durak, with a Play again button; a sprint deal
         the match goes on after: the deal's fool and the score, without buttons; the
@@ -675,6 +685,7 @@ class Presenter:
                 series = render.series_line(await self._tallies(info))
                 if series:
                     lines.append(series)
+            lines += await self._recap(info, game)
             if following is not None:
                 lines.append(_("The next deal follows."))
             self.outbox.send(

@@ -724,24 +724,8 @@ def your_turn_line(v: View) -> str:
     return _("You may throw in a card of a rank on the table, or pass.")
 
 
-def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
-    if not tallies:
-        return _("No games finished in this chat yet.")
-    lines = ["🏆 <b>" + _("Durak tally") + "</b> · " + esc(chat_title), ""]
-    for i, t in enumerate(tallies, 1):
-        # each count through ngettext, English too ("1 time the durak in 1 game")
-        losses = n_("{n} time the durak", "{n} times the durak", t.losses).format(n=t.losses)
-        games = n_("in {n} game", "in {n} games", t.played).format(n=t.played)
-        draws = n_("{n} draw", "{n} draws", t.draws).format(n=t.draws)
-        lines.append(
-            _("{i}. {name}: {losses} {games}, {draws}").format(
-                i=i, name=esc(t.name or str(t.user_id)), losses=losses, games=games, draws=draws
-            )
-        )
-    return "\n".join(lines)
-
-
-def history_text(games: Sequence[GameInfo]) -> str:
+def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = None) -> str:
+    """The chat's recent games; ``suffixes`` adds a line's end per game (its ratings)."""
     if not games:
         return _("No games finished in this chat yet.")
     lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
@@ -749,7 +733,8 @@ def history_text(games: Sequence[GameInfo]) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(info.updated_at))
         outcome = outcome_line(info.seats, None, info.ending)
         players = ", ".join(player(s) for s in info.seats)
-        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}")
+        extra = (suffixes or {}).get(info.game_id, "")
+        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}{extra}")
     return "\n".join(lines)
 
 
@@ -769,7 +754,7 @@ def help_text() -> str:
             "",
             "/newgame — " + _("open a lobby in this group (also /durak)"),
             "/rules — " + _("the rules in force"),
-            "/stats — " + _("who was the durak how often"),
+            "/stats — " + _("ratings and fools of the week; /stats Name: head to head"),
             "/leave — " + _("leave the lobby, or give up a running game (you become the durak)"),
             "/settings — " + _("house rules, turn time and language (admins)"),
             "/history — " + _("recent games and their fools"),

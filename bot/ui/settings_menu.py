@@ -38,6 +38,7 @@ OPTIONS: tuple[tuple[str, str, tuple[Any, ...]], ...] = (
     ("ot", "own_trumps_take", ("top", "pile")),
     ("tt", "turn_timeout", (60, 90, 120, 300, None, 15, 30)),
     ("lg", "language", (None, *SUPPORTED)),
+    ("rc", "recap", (True, False)),
 )
 CLOSE = "x"
 #: The value list's button back to the menu.
@@ -68,12 +69,14 @@ EXPLAIN = {
     "own_trumps_take": N_("What a player who cannot beat has to take."),
     "turn_timeout": N_("How long a player may think before the bot moves for him."),
     "language": N_("The language of the group's messages."),
+    "recap": N_("Two short lines after each game: the decisive bout, cards taken, rating changes."),
 }
 
 LABELS = {
     **games_text.OPTION_NAMES,
     "turn_timeout": N_("Turn time"),
     "language": N_("Language"),
+    "recap": N_("Game recap"),
 }
 
 #: What a pile game takes besides the turn time and the language (PILE-GAMES.md 1.2).
@@ -84,7 +87,7 @@ def shown(name: str, settings: ChatSettings) -> bool:
     """Whether the menu offers ``name`` for the game in force: a pile game takes
     none of podkidnoy's options, podkidnoy not own trumps' take."""
     rules = settings.rules
-    if name in ("turn_timeout", "language"):
+    if name in ("turn_timeout", "language", "recap"):
         return True
     if not rules.podkidnoy:
         return name in PILE_OPTIONS.get(rules.game, ())

@@ -15,6 +15,7 @@ from ..rules import Rules
 from .codec import (
     RULE_NAMES,
     check_language,
+    check_recap,
     check_timeout,
     json_text,
     read_settings,
@@ -95,7 +96,7 @@ class Chats:
         """Change rule options (RULES.md names), ``turn_timeout`` (seconds or
         ``None``) or ``language``; an open lobby takes the new rules too (rules are
         picked before a game starts, never during one)."""
-        unknown = sorted(set(changes) - RULE_NAMES - {"turn_timeout", "language"})
+        unknown = sorted(set(changes) - RULE_NAMES - {"turn_timeout", "language", "recap"})
         if unknown:
             raise InvalidSetting(f"unknown setting(s): {', '.join(unknown)}")
         async with self._core.write(chat=chat_id) as w:
@@ -110,12 +111,15 @@ class Chats:
                 raise InvalidSetting(str(e)) from None
             timeout = changes.get("turn_timeout", current.turn_timeout)
             language = changes.get("language", current.language)
+            recap = changes.get("recap", current.recap)
             check_timeout(timeout)
             check_language(language)
+            check_recap(recap)
             # Only what the chat chose is stored: no turn_timeout key means "the
             # default", a null one means "no limit".
             stored: dict[str, Any] = rules.changed()
-            for key, value in (("turn_timeout", timeout), ("language", language)):
+            chosen_now = (("turn_timeout", timeout), ("language", language), ("recap", recap))
+            for key, value in chosen_now:
                 if key in changes or key in chosen:
                     stored[key] = value
             now = time.time()
@@ -129,7 +133,7 @@ class Chats:
                         f" {rules.max_players}"
                     )
                 await w.tx.update_lobby(row.game_id, now, rules=rules_json(rules))
-            return ChatSettings(chat_id, rules, timeout, language)
+            return ChatSettings(chat_id, rules, timeout, language, recap)
 
     async def user_settings(self, user_id: int) -> UserSettings:
         async with self._core.store.reading() as tx:

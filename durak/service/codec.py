@@ -168,6 +168,11 @@ def check_timeout(value: Any) -> None:
         )
 
 
+def check_recap(value: Any) -> None:
+    if type(value) is not bool:
+        raise InvalidSetting("recap is on or off (true or false)")
+
+
 def check_language(value: Any) -> None:
     if value is not None and (not isinstance(value, str) or not _LANGUAGE.match(value)):
         raise InvalidSetting(f"not a language code: {value!r}")
@@ -190,7 +195,12 @@ def read_settings(chat_id: int, text: str | None) -> tuple[ChatSettings, set[str
     except (ValueError, TypeError, AttributeError, ServiceError) as e:
         log.warning("chat %d: stored settings are unreadable (%s); using defaults", chat_id, e)
         return ChatSettings(chat_id, Rules()), set()
-    chosen = {k for k in ("turn_timeout", "language") if k in data}
+    chosen = {k for k in ("turn_timeout", "language", "recap") if k in data}
+    recap = data.get("recap", True)
+    if not isinstance(recap, bool):
+        log.warning("chat %d: stored recap %r is not on or off", chat_id, recap)
+        recap = True
+        chosen.discard("recap")
     timeout = data.get("turn_timeout", DEFAULT_TURN_TIMEOUT)
     try:
         check_timeout(timeout)
@@ -198,4 +208,4 @@ def read_settings(chat_id: int, text: str | None) -> tuple[ChatSettings, set[str
         log.warning("chat %d: stored turn_timeout %r is out of range", chat_id, timeout)
         timeout = DEFAULT_TURN_TIMEOUT
         chosen.discard("turn_timeout")
-    return ChatSettings(chat_id, rules, timeout, language), chosen
+    return ChatSettings(chat_id, rules, timeout, language, recap), chosen

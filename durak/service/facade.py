@@ -49,6 +49,7 @@ from .play import Play
 from .reads import Reads
 from .seats import Seats
 from .series import NextGames
+from .standings import GameRatings, GroupStats, PlayerRecord, Standings
 from .types import (
     ApplyResult,
     ChatSettings,
@@ -81,6 +82,7 @@ class GameService:
         self._seats = Seats(core)
         self._chats = Chats(core)
         self._reads = Reads(core)
+        self._standings = Standings(core)
 
     @classmethod
     async def open(
@@ -369,3 +371,21 @@ class GameService:
     async def leaderboard(self, chat_id: int, limit: int = 10) -> list[Tally]:
         """Best first: the lowest share of losses, then the most games played."""
         return await self._reads.leaderboard(chat_id, limit)
+
+    # ---- ratings (durak/service/ratings.py) -------------------------------------
+
+    async def group_stats(self, chat_id: int, now: float | None = None) -> GroupStats:
+        """The group's rating table, fools of the week and month, longest run."""
+        return await self._standings.group(chat_id, now)
+
+    async def player_record(self, chat_id: int, user_id: int) -> PlayerRecord | None:
+        """A player's record against each other player of the group, his achievements."""
+        return await self._standings.player(chat_id, user_id)
+
+    async def find_player(self, chat_id: int, name: str) -> int | None:
+        """The group's rated player of that name (``@`` and case aside), if one."""
+        return await self._standings.find(chat_id, name)
+
+    async def game_ratings(self, game_ids: list[int]) -> dict[int, GameRatings]:
+        """Each rated game's rating changes and achievements."""
+        return await self._standings.games(game_ids)

@@ -16,10 +16,12 @@ from ..actions import Action
 from ..errors import IllegalAction
 from ..games import Game
 from .codec import as_action, continues, json_text, scored_rows, snapshot_text, tally_rows
-from .core import Core
+from .core import Core, Live
 from .errors import BadAction, GameOver, IllegalMove, NotInGame, ServiceError, StaleVersion
+from .rated import earlier_seats, rated_game
+from .ratings import RatedGame
 from .series import NextGames
-from .types import FINISHED, PLAYED, RUNNING, SURRENDER, ApplyResult, Ending, GameInfo
+from .types import FINISHED, PLAYED, RUNNING, SURRENDER, ApplyResult, Ending, GameInfo, Seat
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +108,9 @@ class Play:
             new_version = live.version + 1
             result = game.result
             ending = None if result is None else Ending(PLAYED, result.losers, result.draw)
+            now = time.time()
+            with self._core.repairing(game_id):  # the move is in memory only until written
+                rated = None if ending is None else await self._rated(live, ending, now)
             write = stores.ActionWrite(
                 game_id,
                 live.chat_id,
@@ -114,9 +119,10 @@ class Play:
                 user_id,
                 json_text(act.step()),
                 snapshot_text(game),
-                time.time(),
+                now,
                 ending,
                 () if ending is None else tuple(scored_rows(live.seats, game)),
+                rated,
             )
             with self._core.repairing(game_id):  # memory ran ahead of a failed write
                 if not await self._core.store.record_action(write):
@@ -130,16 +136,35 @@ class Play:
                 game_id, live.chat_id, new_version, seat, act, game, ending is not None, ending
             )
 
+    async def _rated(self, live: Live, ending: Ending, now: float) -> RatedGame | None:
+        """The game that just ended as rated (``None``: not rated). A failure here
+        leaves the game unrated rather than unfinished."""
+        try:
+            earlier: dict[str, Seat] = {}
+            if live.game.rules.sprint and not continues(live.game):
+                async with self._core.store.reading() as tx:
+                    earlier = await earlier_seats(tx, live.game_id)
+            return rated_game(
+                live.game_id, live.chat_id, now, live.seats, live.game, ending, earlier
+            )
+        except Exception:
+            log.exception("game %d: its rating could not be worked out", live.game_id)
+            return None
+
     async def surrender(self, game_id: int, user_id: int) -> GameInfo:
         """The player leaves a running game: it ends with him as the loser."""
         async with self._core.locked(games=[game_id]):
             live = await self._core.running(game_id)
             seat = live.seat_of(user_id)
             ending = Ending(SURRENDER, (seat,), False, user_id)
+            now = time.time()
+            rated = await self._rated(live, ending, now)
             async with self._core.write(repair=[game_id]) as w:
-                if not await w.tx.end_game(game_id, RUNNING, FINISHED, ending, time.time()):
+                if not await w.tx.end_game(game_id, RUNNING, FINISHED, ending, now):
                     raise GameOver(f"game {game_id} has already ended")
                 await w.tx.add_tallies(live.chat_id, tally_rows(live.seats, ending))
+                if rated is not None:
+                    await w.tx.rate_game(rated)
                 w.after(lambda: self._core.forget(game_id))
                 return await self._core.info_now(w.tx, game_id, live)
 

@@ -210,12 +210,15 @@ class ChatSettings:
     rules: Rules
     turn_timeout: int | None = DEFAULT_TURN_TIMEOUT
     language: str | None = None
+    #: The end message's recap (the decisive bout, cards taken, rating changes).
+    recap: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.rules.to_dict(),
             "turn_timeout": self.turn_timeout,
             "language": self.language,
+            "recap": self.recap,
         }
 
 

@@ -238,6 +238,58 @@ async def lobbies(tx: SqlTx, d: Dialect) -> None:
     )
 
 
+@step
+async def ratings(tx: SqlTx, d: Dialect) -> None:
+    """Ratings: ``ratings``, ``rating_changes``, ``achievements``, and every finished
+    game rated in the order the games ended (SQLite's version 5, PostgreSQL's 4)."""
+    big, num, real, text = d.bigint, d.integer, d.real, d.text
+    await _run(
+        tx,
+        (
+            # A player's rating in a chat (OpenSkill's mu and sigma); an AI level's has
+            # user_id 0 and the level, a human's the level ''.
+            f"""CREATE TABLE ratings (
+        chat_id  {big} NOT NULL,
+        user_id  {big} NOT NULL,
+        level    {text} NOT NULL DEFAULT '',
+        mu       {real} NOT NULL,
+        sigma    {real} NOT NULL,
+        games    {num} NOT NULL DEFAULT 0,  -- rated games
+        flaky    {num} NOT NULL DEFAULT 0,  -- of those: left, skipped, away
+        streak   {num} NOT NULL DEFAULT 0,  -- games in a row up to now without being the durak
+        best     {num} NOT NULL DEFAULT 0,  -- the longest such run
+        PRIMARY KEY (chat_id, user_id, level)
+    ){d.without_rowid}""",
+            # Each rated game's result per player, with the public rating before and after.
+            f"""CREATE TABLE rating_changes (
+        game_id  {big} NOT NULL REFERENCES games (game_id),
+        user_id  {big} NOT NULL,
+        level    {text} NOT NULL DEFAULT '',
+        chat_id  {big} NOT NULL,
+        place    {num} NOT NULL,
+        {d.flag("durak")},
+        before   {num} NOT NULL,
+        after    {num} NOT NULL,
+        at       {real} NOT NULL,
+        PRIMARY KEY (game_id, user_id, level)
+    ){d.without_rowid}""",
+            "CREATE INDEX rating_changes_by_chat ON rating_changes (chat_id, at)",
+            f"""CREATE TABLE achievements (
+        chat_id  {big} NOT NULL,
+        user_id  {big} NOT NULL,
+        feat     {text} NOT NULL,
+        game_id  {big} NOT NULL REFERENCES games (game_id),
+        at       {real} NOT NULL,
+        PRIMARY KEY (chat_id, user_id, feat)
+    ){d.without_rowid}""",
+            "CREATE INDEX achievements_by_game ON achievements (game_id)",
+        ),
+    )
+    from ..service.rated import rate_history  # the games' own code rates them
+
+    await rate_history(tx)
+
+
 # ---- a database's own numbering -------------------------------------------------------
 
 

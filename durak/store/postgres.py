@@ -237,6 +237,8 @@ class Store:
         """One action in one statement. ``False`` if the game is no longer running at
         ``write.version - 1`` (someone acted first); nothing is written then."""
         w, e = write, write.ending
+        if w.rated is not None:
+            return await self._record_rated(w)
         found = await self._hot(
             _RECORD_ACTION,
             w.game_id,
@@ -254,6 +256,35 @@ class Store:
             *_tally_arrays(w.tallies),
         )
         return found is not None and found[0] == 1
+
+    async def _record_rated(self, w: ActionWrite) -> bool:
+        """The action that ends a rated game: its statement and the ratings in one
+        transaction (once a game, so not the one-statement hot path)."""
+        e = w.ending
+        assert e is not None and w.rated is not None
+        async with self.transaction() as tx:
+            moved = await tx.scalar(
+                _RECORD_ACTION,
+                (
+                    w.game_id,
+                    w.chat_id,
+                    w.version,
+                    w.snapshot,
+                    w.now,
+                    e.reason,
+                    json.dumps(list(e.losers)),
+                    e.draw,
+                    e.by_user,
+                    w.seat,
+                    w.user_id,
+                    w.step,
+                    *_tally_arrays(w.tallies),
+                ),
+            )
+            if moved != 1:
+                return False
+            await tx.rate_game(w.rated)
+        return True
 
     async def put_deadline(self, game_id: int, version: int, deadline: float | None) -> bool | None:
         """Store (or with ``None`` drop) the game's turn deadline, kept only while the game
@@ -392,6 +423,9 @@ class Tx(SqlTx):
 
     async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         return await _whole(self._conn.fetchval(sql, *params))
+
+    async def lock_chat(self, chat_id: int) -> None:
+        await self.execute("SELECT 1 FROM chats WHERE chat_id = $1 FOR UPDATE", (chat_id,))
 
     # PostgreSQL compares text by the database's locale; the order is SQLite's, bytewise.
     _MESSAGES_ORDER = 'kind COLLATE "C", chat_id'

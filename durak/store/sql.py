@@ -14,6 +14,7 @@ SQL is the same on both; a backend's ``Tx`` subclasses it, supplies the plumbing
 from __future__ import annotations
 
 import json
+import logging
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
@@ -21,12 +22,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..service.ratings import RatedGame, Settlement, Standing, settle
 from ..service.types import Deadline, Ending, MessageRef, Seat, Tally
 from .base import GameRow, LoggedAction
 
 #: "DRK1": SQLite's ``PRAGMA application_id`` of our files, and the first key of
 #: PostgreSQL's advisory locks.
 APPLICATION_ID = 0x44524B31
+
+log = logging.getLogger(__name__)
 
 # ---- $n for SQLite --------------------------------------------------------------------
 
@@ -130,6 +134,58 @@ TALLY_SELECT = (
     "SELECT t.chat_id, t.user_id, coalesce(u.name, ''), t.played, t.losses, t.draws"
     " FROM tallies t LEFT JOIN users u ON u.user_id = t.user_id"
 )
+
+# ---- ratings (durak/service/ratings.py): read, settled in Python, written --------------
+
+#: A chat's standings: ``(user_id, level, mu, sigma, games, flaky, streak, best)``.
+STANDINGS = (
+    "SELECT user_id, level, mu, sigma, games, flaky, streak, best FROM ratings WHERE chat_id = $1"
+)
+#: The achievements the chat's players have: ``(user_id, feat)``.
+EARNED = "SELECT user_id, feat FROM achievements WHERE chat_id = $1"
+PUT_STANDING = (
+    "INSERT INTO ratings (chat_id, user_id, level, mu, sigma, games, flaky, streak, best)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    " ON CONFLICT (chat_id, user_id, level) DO UPDATE SET mu = excluded.mu,"
+    " sigma = excluded.sigma, games = excluded.games, flaky = excluded.flaky,"
+    " streak = excluded.streak, best = excluded.best"
+)
+PUT_CHANGE = (
+    "INSERT INTO rating_changes (game_id, user_id, level, chat_id, place, durak, before,"
+    " after, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+)
+PUT_FEAT = (
+    "INSERT INTO achievements (chat_id, user_id, feat, game_id, at)"
+    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_id, user_id, feat) DO NOTHING"
+)
+
+
+def settled(
+    game: RatedGame, standings: Sequence[Sequence[Any]], earned: Sequence[Sequence[Any]]
+) -> tuple[list[tuple[Any, ...]], ...]:
+    """The parameters of :data:`PUT_STANDING`, :data:`PUT_CHANGE` and :data:`PUT_FEAT`
+    for a rated game, from the rows of :data:`STANDINGS` and :data:`EARNED`."""
+    try:
+        current = {
+            (int(r[0]), str(r[1])): Standing(float(r[2]), float(r[3]), *(int(v) for v in r[4:8]))
+            for r in standings
+        }
+        done: Settlement = settle(game, current, [(int(r[0]), str(r[1])) for r in earned])
+    except (ValueError, TypeError, ArithmeticError) as e:  # damaged standings: unrated
+        log.error("game %d: its ratings cannot be worked out: %s", game.game_id, e)
+        return [], [], []
+    chat = game.chat_id
+    return (
+        [
+            (chat, *key, s.mu, s.sigma, s.games, s.flaky, s.streak, s.best)
+            for key, s in done.standings
+        ],
+        [
+            (game.game_id, c.user_id, c.level, chat, c.place, c.durak, c.before, c.after, game.at)
+            for c in done.changes
+        ],
+        [(chat, user_id, feat, game.game_id, game.at) for user_id, feat in done.feats],
+    )
 
 
 def seat_row(r: Sequence[Any]) -> Seat:
@@ -508,6 +564,7 @@ class SqlTx(ABC):
             (new_chat_id, old_chat_id),
         )
         await self.execute("DELETE FROM tallies WHERE chat_id = $1", (old_chat_id,))
+        await self._migrate_ratings(old_chat_id, new_chat_id)
         await self.execute(
             "INSERT INTO messages (game_id, kind, chat_id, message_id)"
             " SELECT game_id, kind, $1, message_id FROM messages WHERE chat_id = $2"
@@ -516,6 +573,25 @@ class SqlTx(ABC):
         )
         await self.execute("DELETE FROM messages WHERE chat_id = $1", (old_chat_id,))
         await self.execute("DELETE FROM chats WHERE chat_id = $1", (old_chat_id,))
+
+    async def _migrate_ratings(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A chat's ratings, their history and achievements follow it to its new id
+        (where the new id already rates a player, its own rating stays)."""
+        for table, key in (("ratings", "user_id, level"), ("achievements", "user_id, feat")):
+            columns = (
+                "user_id, level, mu, sigma, games, flaky, streak, best"
+                if table == "ratings"
+                else "user_id, feat, game_id, at"
+            )
+            await self.execute(
+                f"INSERT INTO {table} (chat_id, {columns}) SELECT $1, {columns} FROM {table}"
+                f" WHERE chat_id = $2 ON CONFLICT (chat_id, {key}) DO NOTHING",
+                (new_chat_id, old_chat_id),
+            )
+            await self.execute(f"DELETE FROM {table} WHERE chat_id = $1", (old_chat_id,))
+        await self.execute(
+            "UPDATE rating_changes SET chat_id = $1 WHERE chat_id = $2", (new_chat_id, old_chat_id)
+        )
 
     # ---- tallies ------------------------------------------------------------------
 
@@ -541,6 +617,87 @@ class SqlTx(ABC):
 
     async def all_tallies(self) -> list[Tally]:
         return [Tally(*r) for r in await self.rows(f"{TALLY_SELECT} ORDER BY 1, 2")]
+
+    # ---- ratings ------------------------------------------------------------------
+
+    async def lock_chat(self, chat_id: int) -> None:  # noqa: B027 (SQLite needs none)
+        """Hold the chat's row until the transaction ends, so two games of one chat
+        ending at once rate one after the other (SQLite's writes are serial anyway)."""
+
+    async def rate_game(self, game: RatedGame) -> None:
+        """Rate a finished game: the players' standings, its changes, its achievements."""
+        await self.lock_chat(game.chat_id)
+        standings = await self.rows(STANDINGS, (game.chat_id,))
+        earned = await self.rows(EARNED, (game.chat_id,))
+        puts, changes, feats = settled(game, standings, earned)
+        await self.executemany(PUT_STANDING, puts)
+        await self.executemany(PUT_CHANGE, changes)
+        await self.executemany(PUT_FEAT, feats)
+
+    async def rating_lines(self, chat_id: int) -> list[tuple[Any, ...]]:
+        """The chat's ratings: ``(user_id, level, name, mu, sigma, games, flaky, streak,
+        best, duraks)`` (an AI level's name is '')."""
+        return await self.rows(
+            "SELECT r.user_id, r.level, coalesce(u.name, ''), r.mu, r.sigma, r.games, r.flaky,"
+            " r.streak, r.best, (SELECT count(*) FROM rating_changes c WHERE c.chat_id = r.chat_id"
+            " AND c.user_id = r.user_id AND c.level = r.level AND c.durak)"
+            " FROM ratings r LEFT JOIN users u ON u.user_id = r.user_id AND r.level = ''"
+            " WHERE r.chat_id = $1",
+            (chat_id,),
+        )
+
+    async def fools_since(self, chat_id: int, since: float) -> list[tuple[Any, ...]]:
+        """``(user_id, level, times the durak)`` in the chat's rated games since ``since``."""
+        return await self.rows(
+            "SELECT user_id, level, count(*) FROM rating_changes"
+            " WHERE chat_id = $1 AND at >= $2 AND durak GROUP BY user_id, level",
+            (chat_id, since),
+        )
+
+    async def head_to_head(self, chat_id: int, user_id: int) -> list[tuple[Any, ...]]:
+        """Each player the user met in the chat's rated games: ``(user_id, level, games
+        together, the user's times the durak there, the other's)``."""
+        return await self.rows(
+            "SELECT o.user_id, o.level, count(*),"
+            " sum(CASE WHEN m.durak THEN 1 ELSE 0 END), sum(CASE WHEN o.durak THEN 1 ELSE 0 END)"
+            " FROM rating_changes m JOIN rating_changes o ON o.game_id = m.game_id"
+            " AND NOT (o.user_id = m.user_id AND o.level = m.level)"
+            " WHERE m.chat_id = $1 AND m.user_id = $2 AND m.level = ''"
+            " GROUP BY o.user_id, o.level",
+            (chat_id, user_id),
+        )
+
+    async def feats_of(self, chat_id: int, user_id: int) -> list[str]:
+        rows = await self.rows(
+            "SELECT feat FROM achievements WHERE chat_id = $1 AND user_id = $2 ORDER BY at, feat",
+            (chat_id, user_id),
+        )
+        return [str(r[0]) for r in rows]
+
+    async def game_ratings(
+        self, game_id: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """A game's rating changes ``(user_id, level, place, durak, before, after)`` and the
+        achievements it earned ``(user_id, feat)``."""
+        changes = await self.rows(
+            "SELECT user_id, level, place, durak, before, after FROM rating_changes"
+            " WHERE game_id = $1 ORDER BY place, user_id, level",
+            (game_id,),
+        )
+        feats = await self.rows(
+            "SELECT user_id, feat FROM achievements WHERE game_id = $1 ORDER BY user_id, feat",
+            (game_id,),
+        )
+        return changes, feats
+
+    async def names(self, user_ids: Sequence[int]) -> dict[int, str]:
+        if not user_ids:
+            return {}
+        rows = await self.rows(
+            f"SELECT user_id, name FROM users WHERE user_id IN ({placeholders(1, len(user_ids))})",
+            tuple(user_ids),
+        )
+        return {int(r[0]): str(r[1]) for r in rows}
 
     # ---- messages -----------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from typing import Any
 import aiosqlite
 
 from ..service.errors import DatabaseError
+from ..service.ratings import RatedGame
 from . import sql
 from .base import ActionWrite
 from .health import WriteHealth
@@ -402,6 +403,9 @@ _LOG_ACTION = (
 )
 _DROP_TIMER = to_sqlite(sql.DROP_TIMER)
 _ADD_TALLY = to_sqlite(sql.ADD_TALLY)
+_STANDINGS, _EARNED = to_sqlite(sql.STANDINGS), to_sqlite(sql.EARNED)
+_PUT_STANDING, _PUT_CHANGE = to_sqlite(sql.PUT_STANDING), to_sqlite(sql.PUT_CHANGE)
+_PUT_FEAT = to_sqlite(sql.PUT_FEAT)
 
 
 def _action_statements(conn: sqlite3.Connection, w: ActionWrite) -> bool:
@@ -432,7 +436,19 @@ def _action_statements(conn: sqlite3.Connection, w: ActionWrite) -> bool:
         conn.execute(_DROP_TIMER, (w.game_id,))
     if w.tallies:
         _tally_statements(conn, w.chat_id, w.tallies)
+    if w.rated is not None:
+        _rating_statements(conn, w.rated)
     return True
+
+
+def _rating_statements(conn: sqlite3.Connection, game: RatedGame) -> None:
+    """:meth:`SqlTx.rate_game` on the hot connection, inside the action's transaction."""
+    standings = conn.execute(_STANDINGS, (game.chat_id,)).fetchall()
+    earned = conn.execute(_EARNED, (game.chat_id,)).fetchall()
+    puts, changes, feats = sql.settled(game, standings, earned)
+    conn.executemany(_PUT_STANDING, puts)
+    conn.executemany(_PUT_CHANGE, changes)
+    conn.executemany(_PUT_FEAT, feats)
 
 
 def _tally_statements(

@@ -58,7 +58,7 @@ async def test_help_rules_stats_kick_to_the_ai_then_play_again(
         await users[0].send(group, "/help")
         await server.wait_for_bot_message(group, contains="/newgame")
         await users[0].send(group, "/stats")
-        await server.wait_for_bot_message(group, contains="No games")
+        first_stats = await server.wait_for_bot_message(group, contains="No rated games")
         await users[0].send(group, "/rules")
         await server.wait_for_bot_message(group, contains="Deck: 36 cards")
         await table.open_lobby()
@@ -86,8 +86,15 @@ async def test_help_rules_stats_kick_to_the_ai_then_play_again(
         for k in range(3):  # the kicked player is the durak only if his seat lost
             assert board[f"Player{k}"].losses == int(k in done.ending.losers)
         await users[2].send(group, "/stats")
-        stats = await server.wait_for_bot_message(group, contains="Durak tally")
-        assert "Player1: " in (stats.plain_text or "")
+        # asked again within a minute: the same message, edited (the group's budget)
+        stats = await server.wait_for(
+            lambda: (
+                (m := server.message(group, first_stats.message_id))
+                and "Ratings" in (m.plain_text or "")
+                and m
+            )
+        )
+        assert "Player1 — " in (stats.plain_text or "")
 
         # Play again: a lobby of the players who stayed; once they confirm, it starts
         again = await table.press(users[2], ended, button(ended, "r"))

@@ -19,12 +19,23 @@ from babel.messages.extract import extract
 
 from bot.locales import catalogs
 from bot.locales.__main__ import main as locales_cli
-from bot.ui import i18n, keyboards, render
+from bot.ui import i18n, keyboards, ratings_text, render
 from bot.ui import settings_menu as menu
 from bot.ui.i18n import N_, _, language, n_
 from durak import Game, Rules, Series
 from durak.selfplay import random_step
-from durak.service import SURRENDER, ChatSettings, Ending, Seat, Tally
+from durak.service import SURRENDER, ChatSettings, Ending, Seat
+from durak.service.ratings import FEATS
+from durak.service.standings import (
+    Fools,
+    GameRatings,
+    GroupStats,
+    Meeting,
+    PlayerRecord,
+    RatingChange,
+    RatingLine,
+)
+from durak.service.summary import Bout, Summary
 from durak.view import Outcome
 
 LANGS = catalogs.languages()
@@ -315,6 +326,31 @@ def labels(markup) -> list[str]:
     return [b.text for row in markup.inline_keyboard for b in row]
 
 
+def ratings_texts(seats: tuple[Seat, ...]) -> Iterator[str]:
+    """The group's memory (issue 28): /stats, /stats Name, the recap, /leave's cost."""
+    humans = [
+        RatingLine(100 + k, "", f"P<{k}>", 1100 - k, 10 + k, k, 1, k, k + 1) for k in range(3)
+    ]
+    table = (*humans, RatingLine(0, "hard", "", 990, 12, 5, 0, 0, 2))
+    yield ratings_text.group_stats_text(GroupStats((), Fools(), Fools(), Fools()), "Group")
+    yield ratings_text.group_stats_text(
+        GroupStats(table, Fools(table[:1], 1), Fools(table[:2], 2), Fools(table[1:2], 5)), "Group"
+    )
+    meetings = tuple(Meeting(x, 1 + k, k, 2) for k, x in enumerate(table[1:]))
+    yield ratings_text.player_text(PlayerRecord(table[0], meetings, FEATS))
+    yield ratings_text.no_record_text("P<9>")
+    rated = GameRatings(
+        (RatingChange(100, "", 0, False, 1000, 1040), RatingChange(101, "", 1, True, 1000, 960)),
+        ((100, "first_win"),),
+    )
+    yield from ratings_text.recap_lines(
+        seats, Summary(((0,),), (0, 7, 0, 0), Bout(1, 7, 1, 0), ()), rated
+    )
+    yield ratings_text.history_suffix(seats, rated)
+    yield ratings_text.leave_cost_text(None)
+    yield ratings_text.leave_cost_text(table[0])
+
+
 def other_texts() -> Iterator[str]:
     seats = names(4)
     for rules, players, _series in VARIANTS:
@@ -322,8 +358,7 @@ def other_texts() -> Iterator[str]:
         yield render.lobby_text(names(1), rules, "P<0>", closed=_("The game was cancelled."))
         yield render.rules_text(rules)
     yield render.help_text()
-    yield render.stats_text([], "Group")
-    yield render.stats_text([Tally(1, 100, "P<0>", 21, 5, 1), Tally(1, 101, "", 2, 1, 0)], "Group")
+    yield from ratings_texts(seats)
     yield render.outcome_line(seats, None, Ending(SURRENDER, (2,)))
     yield render.outcome_line(seats, None, Ending("cancelled"))
     yield render.outcome_line(seats, Outcome((0, 2)), None)

@@ -123,6 +123,7 @@ async def test_leave_is_confirmed_in_private_and_hands_the_seat_to_the_ai(
         before = len(table.bot_messages(group))
         await users[1].send(group, "/leave")
         ask = await question(table, users[1], "v")
+        assert "reliability" in (ask.plain_text or "")  # what leaving costs (issue 28)
         # declined: he stays
         assert "stay" in await table.press(users[1], ask, answer_data(ask, False))
         assert not (await service.game(info.game_id)).seats[1].left

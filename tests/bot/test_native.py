@@ -8,11 +8,12 @@ import random
 from types import SimpleNamespace
 
 from bot.ui import callbacks as cb
-from bot.ui import keyboards, render
+from bot.ui import keyboards, ratings_text, render
 from bot.ui.i18n import language
 from durak import Game, Pass, Rules
 from durak.cards import CARDS, parse_card
-from durak.service import Seat, Tally
+from durak.service import Seat
+from durak.service.standings import Fools, GroupStats, RatingLine
 from durak.view import Outcome
 from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
@@ -97,15 +98,19 @@ def test_ai_seats_are_named_in_the_language():
         assert render.ai_name("easy").format(n=1) == "Bot 1 (easy)"
 
 
-def test_english_tally_uses_plurals():
-    tallies = [Tally(1, 5, "Ann", 1, 1, 1), Tally(1, 6, "Bob", 3, 2, 0)]
+def test_the_ratings_table_uses_plurals():
+    lines = (
+        RatingLine(5, "", "Ann", 1040, 1, 1, 0, 0, 0),
+        RatingLine(6, "", "Bob", 990, 3, 2, 0, 1, 1),
+    )
+    stats = GroupStats(lines, Fools(lines[1:], 2), Fools(), Fools(lines[1:], 1))
     with language("en"):
-        text = render.stats_text(tallies, "Friends")
-    assert "Ann: 1 time the durak in 1 game, 1 draw" in text
-    assert "Bob: 2 times the durak in 3 games, 0 draws" in text
+        text = ratings_text.group_stats_text(stats, "Friends")
+    assert "1. Ann — <b>1040</b> · 1 game · 1× durak" in text
+    assert "2. Bob — <b>990</b> · 3 games · 2× durak · 🔥1" in text
     with language("ru"):
-        text = render.stats_text(tallies, "Друзья")
-    assert "Bob: в дураках 2 раза за 3 партии, 0 ничьих" in text
+        text = ratings_text.group_stats_text(stats, "Друзья")
+    assert "Bob — <b>990</b> · 3 партии" in text and "Дурак недели: Bob (2 раза)" in text
 
 
 def test_native_words_for_the_discard_the_durak_and_all_covered():

@@ -1,0 +1,168 @@
+"""The ratings migration over a stored history: a database at the schema before
+ratings holding ``--games`` finished games (random 2-6 player games of the engine,
+in a few chats), then the time the store takes to open it, rating every game.
+
+    python -m tests.service.bench_ratings [--games 1000] [--db postgresql://...]
+
+Without ``--db`` a SQLite file in a temporary folder. The test of the migration
+(tests/service/test_ratings_migration.py) builds its database with
+:func:`old_database`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from durak import Game, Rules
+from durak.selfplay import play_random
+from durak.service import rated as rated_games
+from durak.service.codec import json_text, rules_json, snapshot_text, tally_rows
+from durak.service.ratings import RatedGame
+from durak.service.types import AI, FINISHED, HUMAN, PLAYED, RUNNING, Ending, Seat
+from durak.store import postgres
+from durak.store import sqlite as sqlite_store
+
+NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
+LEVELS = ("easy", "normal", "hard")
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """One game written: what the live code would have rated it as."""
+
+    game_id: int
+    rated: RatedGame | None
+
+
+def _backend(db: str | Path) -> Any:
+    return postgres if str(db).startswith("postgres") else sqlite_store
+
+
+def random_game(k: int, rng: random.Random) -> tuple[int, list[Seat], Game]:
+    """The k-th game: a chat of three, 2-6 players from ten people, sometimes an AI."""
+    chat = -100 - k % 3
+    n = rng.randint(2, 6)
+    people = rng.sample(range(len(NAMES)), n)
+    seats = []
+    for s, p in enumerate(people):
+        if rng.random() < 0.1:
+            seats.append(Seat(s, -1 - s, f"AI {s + 1}", AI, rng.choice(LEVELS)))
+        else:
+            left = rng.random() < 0.05
+            seats.append(Seat(s, 1000 + p, NAMES[p], HUMAN, None, 0, left, False, left))
+    rules = Rules(transfer=rng.random() < 0.3)
+    game = Game.from_seed(rules, [s.name for s in seats], rng.randrange(2**32))
+    play_random(game, rng)
+    return chat, seats, game
+
+
+async def old_database(db: str | Path, games: int, seed: int = 1) -> list[Stored]:
+    """A new database at the schema before ratings, with ``games`` finished games
+    written as the service writes them (the action log's guard set aside while they
+    are written, for speed, and put back)."""
+    backend = _backend(db)
+    before = len(backend.MIGRATIONS) - 1
+    saved = backend.MIGRATIONS, backend.SCHEMA_VERSION
+    backend.MIGRATIONS, backend.SCHEMA_VERSION = saved[0][:before], before
+    try:
+        store = await backend.Store.open(db)
+    finally:
+        backend.MIGRATIONS, backend.SCHEMA_VERSION = saved
+    rng = random.Random(seed)
+    stored: list[Stored] = []
+    try:
+        async with store.transaction() as tx:
+            guard = await _set_guard_aside(tx, backend is sqlite_store)
+            for k in range(games):
+                chat, seats, game = random_game(k, rng)
+                stored.append(await _write(tx, chat, seats, game, 1_000_000.0 + k))
+            await _put_guard_back(tx, backend is sqlite_store, guard)
+    finally:
+        await store.close()
+    return stored
+
+
+async def _write(tx: Any, chat: int, seats: list[Seat], game: Game, now: float) -> Stored:
+    await tx.upsert_chat(chat, "bench", now)
+    game_id = await tx.insert_game(
+        chat,
+        seats[0].user_id,
+        rules_json(game.rules),
+        now,
+        seed="1",
+        start=json_text(game.start),
+        snapshot=snapshot_text(game),
+    )
+    await tx.replace_seats(game_id, seats)
+    await tx.executemany(
+        "INSERT INTO actions (game_id, version, seat, user_id, step, created_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6)",
+        [
+            (game_id, v, s, seats[s].user_id, json_text(a.step()), now)
+            for v, (s, a) in enumerate(game.history, 1)
+        ],
+    )
+    await tx.execute(
+        "UPDATE games SET version = $1 WHERE game_id = $2", (len(game.history), game_id)
+    )
+    assert game.result is not None
+    ending = Ending(PLAYED, game.result.losers, game.result.draw)
+    assert await tx.end_game(game_id, RUNNING, FINISHED, ending, now)
+    await tx.add_tallies(chat, tally_rows(tuple(seats), ending))
+    return Stored(game_id, rated_games.rated_game(game_id, chat, now, seats, game, ending))
+
+
+async def _set_guard_aside(tx: Any, sqlite: bool) -> str:
+    if sqlite:
+        found = await tx.scalar(
+            "SELECT sql FROM sqlite_master WHERE name = 'actions_follow_version'"
+        )
+        await tx.execute("DROP TRIGGER actions_follow_version")
+        return str(found)
+    await tx.execute("ALTER TABLE actions DISABLE TRIGGER actions_follow_version")
+    return ""
+
+
+async def _put_guard_back(tx: Any, sqlite: bool, guard: str) -> None:
+    if sqlite:
+        await tx.execute(guard)
+    else:
+        await tx.execute("ALTER TABLE actions ENABLE TRIGGER actions_follow_version")
+
+
+async def timed_open(db: str | Path) -> float:
+    """Seconds to open the database with the migration that rates its history."""
+    started = time.perf_counter()
+    store = await _backend(db).Store.open(db)
+    took = time.perf_counter() - started
+    await store.close()
+    return took
+
+
+async def main(games: int, db: str | None) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        where: str | Path = db or Path(folder) / "ratings.sqlite3"
+        started = time.perf_counter()
+        await old_database(where, games)
+        built = time.perf_counter() - started
+        took = await timed_open(where)
+    kind = "PostgreSQL" if db else "SQLite"
+    print(f"{games} stored games on {kind}: written in {built:.2f} s")
+    print(
+        f"  the ratings migration (open): {took:.2f} s, {1000 * took / max(games, 1):.2f} ms a game"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--db", default=None, help="a PostgreSQL URL (default: a SQLite file)")
+    args = parser.parse_args()
+    asyncio.run(main(args.games, args.db))
