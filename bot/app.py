@@ -118,7 +118,10 @@ class DurakBot:
     _warned: set[tuple[int, int]] = field(default_factory=set)
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        self.lease = await hold_lease(self.config.db_path)  # a standby waits here
+        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
+        if self.lease is not None:  # from now on nothing is sent unless the lease is sure
+            for http in self.http:
+                http.fence = self.lease.fence
         self.service = await GameService.open(self.config.db_path)
         self.outbox = Outbox(
             app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden

@@ -16,6 +16,10 @@ left (no free connection in time, no connection could be made) the error is also
 :class:`NotSent`, which is what lets the outbox send it again: a request that may have reached
 the server is never sent twice by this module, except ``getUpdates`` (reading updates twice
 is harmless: the offset decides what comes back).
+
+On PostgreSQL only the lease's holder may send: ``fence``, when set, is called just
+before a request goes out (on a connection already taken, the last moment before its
+bytes), and refuses by raising (in the bot it ends the process: see bot/standby.py).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import json
 import logging
 import time
 import urllib.request
+from collections.abc import Callable
 from typing import IO, Any
 
 import aiohttp
@@ -105,6 +110,8 @@ class AiohttpRequest(BaseRequest):
         self._closed = False
         self._proxies: dict[str, aiohttp.helpers.ProxyInfo] = {}
         self._proxy_of: dict[tuple[str, str], aiohttp.helpers.ProxyInfo | None] = {}
+        #: Called before every request is sent; raises if this process may not send.
+        self.fence: Callable[[], None] | None = None
 
     @property
     def read_timeout(self) -> float | None:
@@ -118,7 +125,8 @@ class AiohttpRequest(BaseRequest):
             # thread on every request, which cost more CPU than the whole request
             self._proxies = aiohttp.helpers.proxies_from_env()
             self._proxy_of.clear()
-            connector = aiohttp.TCPConnector(
+            connector = _FencedConnector(
+                self,
                 limit=self._pool_size,
                 happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
                 resolver=self._resolver,
@@ -261,6 +269,29 @@ class AiohttpRequest(BaseRequest):
     def _answered(self, url: str, status: int, body: bytes) -> bytes:
         """The answer's body as PTB gets it (a subclass may trim it)."""
         return body
+
+
+class _FencedConnector(aiohttp.TCPConnector):
+    """Calls its request object's ``fence`` once a request has its connection: after that
+    aiohttp writes the request without waiting again (a new connection's handshake may
+    take a while: a process frozen in it must still not send when it thaws)."""
+
+    def __init__(self, owner: AiohttpRequest, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._owner = owner
+
+    async def connect(
+        self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> aiohttp.connector.Connection:
+        conn = await super().connect(req, traces, timeout)
+        fence = self._owner.fence
+        if fence is not None:
+            try:
+                fence()
+            except BaseException:
+                conn.release()
+                raise
+        return conn
 
 
 class _Encoded(RequestData):  # type: ignore[misc]  # PTB marks it final; see the docstring

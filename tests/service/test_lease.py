@@ -4,8 +4,11 @@ holder goes, and a holder that loses its connection hears of it at once."""
 from __future__ import annotations
 
 import asyncio
+import time
 
-from durak.store.lease import Lease
+import pytest
+
+from durak.store.lease import Lease, LeaseLost
 from tests.dbaccess import db_rows
 
 
@@ -71,6 +74,72 @@ def test_a_silent_server_loses_the_lease(pg_db: str) -> None:
                 break
             await asyncio.sleep(0.05)
         assert lost and "heartbeat" in lost[0] and not lease.held
+        await lease.release()
+
+    asyncio.run(main())
+
+
+def test_a_live_holder_is_never_replaced(pg_db: str) -> None:
+    """A holder that beats keeps the lease however long a standby waits (several times
+    ``stale``), and its fence never trips."""
+
+    async def main() -> None:
+        holder = Lease(pg_db, retry=0.05, heartbeat=0.1, stale=0.6)
+        standby = Lease(pg_db, retry=0.05, heartbeat=0.1, stale=0.6)
+        lost: list[str] = []
+        await holder.acquire(on_lost=lost.append)
+        waiting = asyncio.create_task(standby.acquire(on_lost=lost.append))
+        for _ in range(40):
+            await asyncio.sleep(0.05)
+            holder.fence()
+        assert not waiting.done() and holder.held and lost == []
+        waiting.cancel()
+        await holder.release()
+
+    asyncio.run(main())
+
+
+def test_a_stuck_holder_is_replaced_and_its_fence_trips(pg_db: str) -> None:
+    """A holder whose heartbeats stop (its event loop stuck, its process frozen) keeps its
+    socket and so its lock; the standby ends its session once the last heartbeat is older
+    than ``stale`` and takes over, and the old holder may send nothing more."""
+
+    async def main() -> None:
+        holder = Lease(pg_db, retry=0.05, heartbeat=0.1, stale=0.6)
+        standby = Lease(pg_db, retry=0.05, heartbeat=0.1, stale=0.6)
+        lost: list[str] = []
+        await holder.acquire(on_lost=lost.append)
+        assert holder._watch is not None
+        holder._watch.cancel()  # as a stuck loop: no more heartbeats, the socket stays open
+        await asyncio.wait_for(standby.acquire(on_lost=lost.append), 10)
+        assert standby.held
+        with pytest.raises(LeaseLost):
+            holder.fence()
+        assert len(lost) == 1 and not holder.held
+        await holder.release()
+        await standby.release()
+
+    asyncio.run(main())
+
+
+def test_the_fence_refuses_once_a_heartbeat_is_overdue(pg_db: str) -> None:
+    """No standby needed: the holder's own fence refuses as soon as its last answered
+    heartbeat was sent more than ``stale - heartbeat`` seconds ago (a freeze counts)."""
+
+    async def main() -> None:
+        lease = Lease(pg_db, heartbeat=0.1, stale=0.5)
+        lost: list[str] = []
+        await lease.acquire(on_lost=lost.append)
+        lease.fence()
+        assert lease._watch is not None
+        lease._watch.cancel()
+        time.sleep(0.45)  # the whole process stands still, as under SIGSTOP
+        with pytest.raises(LeaseLost):
+            lease.fence()
+        assert len(lost) == 1 and "no heartbeat answered" in lost[0]
+        with pytest.raises(LeaseLost):
+            lease.fence()  # and refuses every time after
+        assert len(lost) == 1
         await lease.release()
 
     asyncio.run(main())
