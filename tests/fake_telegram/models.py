@@ -392,3 +392,4 @@ class RequestRecord:
     status: int
     description: str | None
     at: float
+    agent: str = ""  # the client's User-Agent (tests run several bot processes)

@@ -771,12 +771,14 @@ class FakeTelegram:
             self.internal_errors.append(f"{method}: {exc!r}")
             status = 500
             payload = ApiError(500, f"Internal Server Error: {exc!r}").payload()
-        self._record_request(method, params, status, payload)
+        self._record_request(method, params, status, payload, request.headers.get("user-agent"))
         if method.lower() != "getupdates" or len(self.updates) != queued_before:
             self._notify()
         return HttpResponse.json(status, payload)
 
-    def _record_request(self, method: str, params: Params, status: int, payload: JSON) -> None:
+    def _record_request(
+        self, method: str, params: Params, status: int, payload: JSON, agent: str | None = None
+    ) -> None:
         key = method.lower()
         self.request_counts[key] += 1
         if not self.log_requests:
@@ -788,6 +790,7 @@ class FakeTelegram:
             status,
             payload.get("description"),
             self._clock(),
+            agent or "",
         )
         self._requests.setdefault(key, []).append(record)
 
