@@ -19,6 +19,7 @@ from telegram.ext import (
 
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
+from . import dbguard
 from .config import Config
 from .flows import Flows
 from .screens.languages import Languages
@@ -110,6 +111,10 @@ class DurakBot:
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
+    stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
+    db_check_every: float = dbguard.CHECK_EVERY  # SQLite: how often its files are checked
+    db_trouble: dbguard.Trouble | None = None  # its file (or lock) vanished: exit code 2
+    _db_watch: asyncio.Task[None] | None = None
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
@@ -123,6 +128,9 @@ class DurakBot:
             for http in self.http:
                 http.fence = self.lease.fence
         self.service = await GameService.open(self.config.db_path)
+        if dbguard.watching():  # python -m bot on a SQLite file: at start, then every 2 s
+            watch = dbguard.watch(self.db_check_every, self._db_vanished)
+            self._db_watch = asyncio.create_task(watch, name="database file check")
         self.outbox = Outbox(
             app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden
         )
@@ -170,6 +178,8 @@ class DurakBot:
         aiosqlite connection's thread would keep the process alive for ever. The
         PostgreSQL lease goes last: no other process is active before this one is done."""
         try:
+            if self._db_watch is not None:
+                self._db_watch.cancel()
             if self.webapp is not None:
                 await self.webapp.stop()
             if self.flows is not None:
@@ -181,11 +191,21 @@ class DurakBot:
             if self.outbox is not None:
                 await self.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
         finally:
+            if self.service is not None and self.db_trouble is not None:
+                await dbguard.rescue(self.db_trouble, self.service.copy_to, self.service.close)
+                self.service = None
             if self.service is not None:
                 await self.service.close()
                 self.service = None
                 log.info("database closed")
             await release_lease(self.lease)
+
+    def _db_vanished(self, found: dbguard.Trouble) -> None:
+        """The database's file (or its lock) is gone from its path: stop taking presses
+        now; post_shutdown saves the data and says so (bot/dbguard.py)."""
+        self.db_trouble = found
+        if self.stop is not None:
+            self.stop.set()
 
     def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
         """The Mini App's direct link in t.me: by its short name, or the main app's."""

@@ -103,6 +103,10 @@ class GameService:
         self._core.live.clear()
         self._core.ended.clear()
 
+    async def copy_to(self, target: str) -> None:
+        """A copy of the database in the new file ``target`` (SQLite; see Store.copy_to)."""
+        await self._core.store.copy_to(target)
+
     async def __aenter__(self) -> GameService:
         return self
 

@@ -209,4 +209,11 @@ class Store(Protocol):
         """The problems an integrity check finds; empty if the database is sound."""
         ...
 
+    async def copy_to(self, target: str) -> None:
+        """Write a copy of the whole database, as this store sees it, to the new file
+        ``target`` (SQLite: a file deleted under the running bot is saved from its open
+        connection). :class:`DatabaseError` if it cannot, or where the server keeps the
+        data (PostgreSQL: its own backups)."""
+        ...
+
     async def close(self) -> None: ...

@@ -175,6 +175,10 @@ class Store:
             found = await tx.scalar("SELECT version FROM durak_schema")
         return [] if found == SCHEMA_VERSION else [f"schema version {found}"]
 
+    async def copy_to(self, target: str) -> None:
+        """The server keeps the data (pg_dump copies it): nothing to save from here."""
+        raise DatabaseError(f"a PostgreSQL database is not copied to a file ({target})")
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
         """A write transaction, committed at the end of the block or rolled back on

@@ -188,6 +188,17 @@ class Store:
         lines = [str(r[0]) for r in rows]
         return [] if lines == ["ok"] else lines
 
+    async def copy_to(self, target: str) -> None:
+        """``VACUUM INTO`` through the open connection: every committed write, the WAL's
+        too, even when the file at ``self.path`` is gone or another (see bot/dbguard.py)."""
+        async with self._lock:
+            if self._closed:
+                raise DatabaseError("the store is closed")
+            try:
+                await self._conn.execute("VACUUM INTO ?", (target,))
+            except sqlite3.Error as e:
+                raise DatabaseError(f"cannot copy the database to {target}: {e}") from e
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
         """A write transaction: ``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on
