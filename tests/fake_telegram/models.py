@@ -393,3 +393,4 @@ class RequestRecord:
     description: str | None
     at: float
     agent: str = ""  # the client's User-Agent (tests run several bot processes)
+    arrived: float = 0.0  # when it came in (``at``: when it was answered; a long poll waits)
