@@ -17,9 +17,10 @@ left (no free connection in time, no connection could be made) the error is also
 the server is never sent twice by this module, except ``getUpdates`` (reading updates twice
 is harmless: the offset decides what comes back).
 
-On PostgreSQL only the lease's holder may send: ``fence``, when set, is called just
-before a request goes out (on a connection already taken, the last moment before its
-bytes), and refuses by raising (in the bot it ends the process: see bot/standby.py).
+On PostgreSQL only the lease's holder may send: ``fence``, when set, is called once a
+request has its connection and again as its first bytes are written (aiohttp writes
+them in a task of their own, a loop's turn later: a freeze may fall in between), and
+refuses by raising (in the bot it ends the process: see bot/standby.py).
 """
 
 from __future__ import annotations
@@ -134,6 +135,7 @@ class AiohttpRequest(BaseRequest):
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
+                request_class=type("FencedRequest", (_FencedRequest,), {"owner": self}),
                 cookie_jar=aiohttp.DummyCookieJar(),  # the Bot API sets none
                 headers={"User-Agent": self.USER_AGENT, "Accept": "application/json"},
                 timeout=aiohttp.ClientTimeout(total=None),
@@ -292,6 +294,22 @@ class _FencedConnector(aiohttp.TCPConnector):
                 conn.release()
                 raise
         return conn
+
+
+class _FencedRequest(aiohttp.ClientRequest):
+    """aiohttp's request, with its owner's ``fence`` called as its bytes start out."""
+
+    owner: AiohttpRequest
+
+    async def write_bytes(self, writer: Any, conn: Any, *args: Any, **kwargs: Any) -> None:
+        fence = self.owner.fence
+        if fence is not None:
+            try:
+                fence()
+            except BaseException:
+                conn.close()  # nothing of it leaves: the answer's wait ends at once
+                raise
+        await super().write_bytes(writer, conn, *args, **kwargs)
 
 
 class _Encoded(RequestData):  # type: ignore[misc]  # PTB marks it final; see the docstring

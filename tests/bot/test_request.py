@@ -632,3 +632,34 @@ async def test_the_fence_stops_every_request_before_a_byte_leaves() -> None:
             finally:
                 await request.shutdown()
     assert seen == ["/sendMessage", "/sendMessage"]
+
+
+@async_test
+async def test_the_fence_is_asked_again_as_the_bytes_go_out() -> None:
+    """aiohttp writes a request in a task of its own, a loop's turn after it has its
+    connection: a process frozen in between must not send the request when it thaws."""
+    seen: list[str] = []
+
+    async def recording(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_line, _headers, _body = await read_request(reader)
+        seen.append(request_line)
+
+    calls = 0
+
+    def fence() -> None:  # sure when the connection is taken, not a moment later
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise Refused
+
+    async with serve(recording) as (url, _):
+        request = AiohttpRequest()
+        request.fence = fence
+        await request.initialize()
+        try:
+            with pytest.raises((Refused, NetworkError)):
+                await request.do_request(f"{url}/sendMessage", "POST", params(text="a"))
+        finally:
+            await request.shutdown()
+        await asyncio.sleep(0.1)
+    assert calls == 2 and seen in ([], [""])  # the connection closed with nothing sent

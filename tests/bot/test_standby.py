@@ -258,7 +258,7 @@ async def frozen_takeover(
         await asyncio.gather(*players)
         # (before its stop: PTB's last getUpdates at a stop may end its own long poll)
         errors = [line for line in new.lines if " ERROR " in line]
-        assert errors == [], "\n".join(new.lines[-40:])
+        assert errors == [], "\n".join([*old.lines[-20:], "--- the second bot:", *new.lines])
     finally:
         stop.set()
         for task in players:
