@@ -347,6 +347,7 @@ def send_limits(config: Config) -> SendLimits:
         global_mode=config.global_mode,
         global_ceiling=config.global_ceiling,
         max_in_flight=config.max_in_flight,
+        cold_start=True,  # a restart: each chat's pace as if it had just sent
     )
 
 
