@@ -247,15 +247,16 @@ async def frozen_takeover(
         frozen = False
         assert await asyncio.wait_for(old.proc.wait(), 15) == LOST_EXIT_CODE
         await old.said("lost the lease", 1)
-        # (a request sent before the freeze may be answered after: a long poll)
-        after = [r for r in server.requests() if r.agent == "first" and r.arrived > took_over]
-        assert after == [], f"the old process sent after the takeover: {[r.method for r in after]}"
 
         await asyncio.gather(
             *(server.wait_for(lambda t=t: t.ended() is not None, 180) for t in tables)
         )
         stop.set()
         await asyncio.gather(*players)
+        # By when each came in: a long poll sent before the freeze is answered after it, and
+        # one sent after the thaw only when its wait is over (here, long since)
+        after = [r for r in server.requests() if r.agent == "first" and r.arrived > took_over]
+        assert after == [], f"the old process sent after the takeover: {[r.method for r in after]}"
         # (before its stop: PTB's last getUpdates at a stop may end its own long poll)
         errors = [line for line in new.lines if " ERROR " in line]
         assert errors == [], "\n".join([*old.lines[-20:], "--- the second bot:", *new.lines])
