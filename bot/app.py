@@ -128,6 +128,8 @@ class DurakBot:
             for http in self.http:
                 http.fence = self.lease.fence
         self.service = await GameService.open(self.config.db_path)
+        if self.lease is not None:
+            self.service.fence_writes(self.lease.fence)
         if dbguard.watching():  # python -m bot on a SQLite file: at start, then every 2 s
             watch = dbguard.watch(self.db_check_every, self._db_vanished)
             self._db_watch = asyncio.create_task(watch, name="database file check")

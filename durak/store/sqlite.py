@@ -91,6 +91,7 @@ class Store:
         self._restart_after = 0.0  # the loop's time before which no WAL restart is tried
         self.path = path
         self.health = WriteHealth(path)
+        self.fence: Callable[[], None] | None = None  # one file, one process: no lease
 
     @classmethod
     async def open(

@@ -4,12 +4,15 @@ holder goes, and a holder that loses its connection hears of it at once."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 
 import pytest
 
+from durak.service import GameService
 from durak.store.lease import Lease, LeaseLost
 from tests.dbaccess import db_rows
+from tests.service.helpers import started, step
 
 
 def test_one_holder_and_the_standby_takes_over(pg_db: str) -> None:
@@ -141,5 +144,36 @@ def test_the_fence_refuses_once_a_heartbeat_is_overdue(pg_db: str) -> None:
             lease.fence()  # and refuses every time after
         assert len(lost) == 1
         await lease.release()
+
+    asyncio.run(main())
+
+
+def test_a_process_whose_lease_may_be_gone_writes_nothing(pg_db: str) -> None:
+    """The fence guards the database's writes too: a thawed process's turn clock must
+    not play a move the new holder does not know of."""
+
+    async def main() -> None:
+        service = await GameService.open(pg_db)
+        try:
+            refused = False
+
+            def fence() -> None:
+                if refused:
+                    raise LeaseLost("gone")
+
+            service.fence_writes(fence)
+            info = await started(service, 2)
+            game = info.game
+            assert game is not None
+            refused = True
+            with pytest.raises(LeaseLost):  # a transaction
+                await service.leave(info.chat_id, info.seats[0].user_id)
+            with pytest.raises(LeaseLost):  # a hot write (an action)
+                await step(service, info, random.Random(1), info.version)
+            assert (await service.game(info.game_id)).version == info.version
+        finally:
+            await service.close()
+        rows = db_rows(pg_db, "SELECT version FROM games WHERE game_id = ?", (info.game_id,))
+        assert rows == [(info.version,)]
 
     asyncio.run(main())
