@@ -18,6 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from bot.config import HELP, ConfigError, from_env
 from bot.standby import LOST_EXIT_CODE
 from tests.dbaccess import db_rows
 from tests.fake_telegram import FakeTelegram, RateLimits
@@ -295,3 +298,15 @@ async def test_a_hung_bot_is_replaced_and_sends_nothing_when_it_thaws(
     over and finishes the games; the thawed process sends nothing and exits 3."""
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     await frozen_takeover(server, pg_db, end_session=False, freeze=20.0, lease_timeout="5")
+
+
+def test_the_lease_timeout_comes_from_the_environment() -> None:
+    """DURAK_LEASE_TIMEOUT: 5 s unless set; a value outside 2-60 is refused by name, and
+    ``python -m bot --help`` names it."""
+    token = {"DURAK_BOT_TOKEN": "123456789:" + "A" * 35}
+    assert from_env(token).lease_timeout == 5.0
+    assert from_env({**token, "DURAK_LEASE_TIMEOUT": "12.5"}).lease_timeout == 12.5
+    for wrong in ("1", "61", "soon", "nan"):
+        with pytest.raises(ConfigError, match="DURAK_LEASE_TIMEOUT"):
+            from_env({**token, "DURAK_LEASE_TIMEOUT": wrong})
+    assert "DURAK_LEASE_TIMEOUT" in HELP
