@@ -268,15 +268,9 @@ async def ended(bot: asyncio.subprocess.Process) -> tuple[int, list[str]]:
 GUARD = 30.0
 
 
-@async_test
-async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
-    make_fake_telegram, tmp_path
-):
-    """Issue 26 item 4: the file deleted under a running bot with a game on. The bot
-    takes no more presses, saves every game from its open connection back at the path,
-    says so in one ERROR line and exits 2; started again, it resumes the game."""
-    server = await make_fake_telegram()
-    db = tmp_path / "db.sqlite3"
+async def game_under_way(server, db: Path) -> tuple[Table, asyncio.subprocess.Process]:
+    """``python -m bot`` on ``db`` with a game of two players a few moves in, no press
+    under way."""
     users = [server.add_user(f"P{i}", started=True) for i in range(2)]
     group = server.add_group("Friends", users, admins=[users[0]])
     table = Table(server, group, users, random.Random(1))
@@ -291,20 +285,37 @@ async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
         await server.wait_for(lambda: db_rows(db, moves)[0][0] >= 3, GUARD, what="moves")
         stop.set()
         await asyncio.gather(*players)
-        games = db_rows(db, "SELECT game_id, status, version FROM games")
-        os.unlink(db)
-        code, lines = await ended(bot)
-    finally:
-        if bot.returncode is None:
-            bot.kill()
-            await bot.wait()
+    except BaseException:
+        bot.kill()
+        await bot.wait()
+        raise
+    return table, bot
+
+
+GAMES = "SELECT game_id, status, version FROM games"
+
+
+@async_test
+async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
+    make_fake_telegram, tmp_path
+):
+    """Issue 26 item 4: the file deleted under a running bot with a game on. The bot
+    takes no more presses, saves every game from its open connection back at the path,
+    says so in one ERROR line and exits 2; started again, it resumes the game."""
+    server = await make_fake_telegram()
+    db = tmp_path / "db.sqlite3"
+    table, bot = await game_under_way(server, db)
+    users = table.users
+    games = db_rows(db, GAMES)
+    os.unlink(db)
+    code, lines = await ended(bot)
     errors = [line for line in lines if " ERROR " in line]
     assert code == 2, "\n".join(lines[-30:])
     assert len(errors) == 1 and f"{db} was deleted" in errors[0], "\n".join(lines[-30:])
     assert f"every game is saved, back in {db}" in errors[0]
     assert "Traceback" not in "\n".join(lines)
     assert check_database(db, Acks()) == []  # every snapshot is the replay of its log
-    assert db_rows(db, "SELECT game_id, status, version FROM games") == games  # every move
+    assert db_rows(db, GAMES) == games  # every move
 
     again = await run_bot(server, db)  # the supervisor starts it again
     try:
@@ -319,6 +330,29 @@ async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
             again.kill()
             await again.wait()
     assert code == 0 and "resumed 1 running games" in "\n".join(lines)
+
+
+@async_test
+async def test_a_database_replaced_under_the_bot_is_saved_beside_it(make_fake_telegram, tmp_path):
+    """Another file moved to the database's path (a backup put back while the bot runs):
+    the bot stops as above, saves what it had beside that file, and leaves it alone."""
+    server = await make_fake_telegram()
+    db = tmp_path / "db.sqlite3"
+    _table, bot = await game_under_way(server, db)
+    games = db_rows(db, GAMES)
+    other = tmp_path / "backup.sqlite3"
+    sqlite3.connect(other).execute("CREATE TABLE backup (x)").connection.close()
+    os.replace(other, db)
+    code, lines = await ended(bot)
+    errors = [line for line in lines if " ERROR " in line]
+    assert code == 2 and len(errors) == 1, "\n".join(lines[-30:])
+    assert f"{db} was replaced by another file" in errors[0]
+    rescued = list(tmp_path.glob("db.sqlite3.rescued-*"))
+    assert len(rescued) == 1 and f"every game is saved in {rescued[0]}" in errors[0]
+    assert db_rows(db, "SELECT name FROM sqlite_master") == [("backup",)]  # left alone
+    assert not os.path.exists(f"{db}-wal")  # the old file's WAL would damage it
+    assert check_database(rescued[0], Acks()) == []
+    assert db_rows(rescued[0], GAMES) == games
 
 
 @async_test
