@@ -27,9 +27,9 @@ server's clock), and a standby that finds the holder's last heartbeat older than
 ``stale`` seconds ends the holder's session (``pg_terminate_backend``) and takes the
 lease. The holder, for its part, must not act once its lease may be gone:
 :meth:`Lease.fence` is called before every Bot API request and every write to the
-database, and refuses (``on_lost``)
-when the last answered heartbeat was sent more than ``stale - heartbeat`` seconds ago
-on the monotonic clock, which counts a freeze too. A standby ends a session only when
+database, and refuses (``on_lost``) when the last answered heartbeat was sent more
+than ``stale - heartbeat`` seconds ago on the monotonic clock, which counts a freeze
+too. A standby ends a session only when
 its heartbeat is older than ``stale``, by which time the holder refuses; a thawed
 process therefore sends nothing.
 """
