@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     except StartError as e:
         print(f"durak-bot: {e}", file=sys.stderr)
         return 2
+    if app.bot_data["durak"].db_trouble is not None:  # said in one ERROR line
+        return dbguard.TROUBLE_EXIT_CODE
     return 0
 
 
@@ -62,6 +64,7 @@ async def _run(app, config) -> None:  # type: ignore[no-untyped-def]
     durak = app.bot_data["durak"]
     assert isinstance(durak, DurakBot)
     durak.hurry = hurry
+    durak.stop = stop
     loop = asyncio.get_running_loop()
 
     def on_signal(sig: signal.Signals) -> None:

@@ -19,6 +19,7 @@ from telegram.ext import (
 
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
+from . import dbguard
 from .config import Config
 from .flows import Flows
 from .screens.languages import Languages
@@ -123,6 +124,10 @@ class DurakBot:
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
+    stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
+    db_check_every: float = dbguard.CHECK_EVERY  # SQLite: how often its files are checked
+    db_trouble: dbguard.Trouble | None = None  # its file (or lock) vanished: exit code 2
+    _db_watch: asyncio.Task[None] | None = None
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
@@ -156,13 +161,21 @@ class DurakBot:
         return self._built().webapp
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        self.lease = await hold_lease(self.config.db_path)  # a standby waits here
+        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
+        if self.lease is not None:  # from now on nothing is sent unless the lease is sure
+            for http in self.http:
+                http.fence = self.lease.fence
         service = await GameService.open(self.config.db_path)
+        if self.lease is not None:
+            service.fence_writes(self.lease.fence)
         try:
             parts = self.parts = self._build(app, service)
         except BaseException:
             await service.close()
             raise
+        if dbguard.watching():  # python -m bot on a SQLite file: at start, then every 2 s
+            watch = dbguard.watch(self.db_check_every, self._db_vanished)
+            self._db_watch = asyncio.create_task(watch, name="database file check")
         parts.flows.register(app)
         await parts.outbox.start()
         await self._set_commands(app)
@@ -211,12 +224,13 @@ class DurakBot:
         PostgreSQL lease goes last: no other process is active before this one is done."""
         parts, self.parts = self.parts, None
         try:
+            if self._db_watch is not None:
+                self._db_watch.cancel()
             if parts is not None:
                 await self._stop(parts)
         finally:
             if parts is not None:
-                await parts.service.close()
-                log.info("database closed")
+                await self._close(parts.service)
             await release_lease(self.lease)
 
     async def _stop(self, parts: Parts) -> None:
@@ -226,6 +240,21 @@ class DurakBot:
         await parts.timers.close()
         parts.ai.close()
         await parts.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
+
+    async def _close(self, service: GameService) -> None:
+        """Close the database; one whose file vanished is first copied out (bot/dbguard.py)."""
+        if self.db_trouble is not None:
+            await dbguard.rescue(self.db_trouble, service.copy_to, service.close)
+        else:
+            await service.close()
+            log.info("database closed")
+
+    def _db_vanished(self, found: dbguard.Trouble) -> None:
+        """The database's file (or its lock) is gone from its path: stop taking presses
+        now; post_shutdown saves the data and says so (bot/dbguard.py)."""
+        self.db_trouble = found
+        if self.stop is not None:
+            self.stop.set()
 
     def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
         """The Mini App's direct link in t.me: by its short name, or the main app's."""
@@ -368,6 +397,7 @@ def send_limits(config: Config) -> SendLimits:
         global_mode=config.global_mode,
         global_ceiling=config.global_ceiling,
         max_in_flight=config.max_in_flight,
+        cold_start=True,  # a restart: each chat's pace as if it had just sent
     )
 
 

@@ -22,6 +22,11 @@ Environment:
   DURAK_API_URL     Bot API base URL, for a self-hosted Bot API server or tests
                     (default: Telegram's), e.g. http://127.0.0.1:8081/bot
   DURAK_LOG_LEVEL   DEBUG, INFO (default), WARNING or ERROR
+  DURAK_LEASE_TIMEOUT  PostgreSQL: seconds the active bot's heartbeat (one a
+                    second) may be late before a standby ends its session and
+                    takes over (default 5, from 2 to 60; the same in every process);
+                    the active bot sends nothing once its own heartbeat is this
+                    late, less a second
 
 Telegram's budget (every minute the bot logs at INFO what it spent):
   DURAK_GLOBAL_PER_SECOND  sends+edits a second for the whole bot (default 28,
@@ -79,6 +84,7 @@ class Config:
     webapp_port: int = 8081
     webapp_max_age: float = 86400.0
     webapp_short_name: str | None = None
+    lease_timeout: float = 5.0
 
     @property
     def webapp_path(self) -> str:
@@ -150,6 +156,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(
             "DURAK_WEBAPP_SHORT_NAME must be the app's short name (3-30 of A-Z a-z 0-9 _)"
         )
+    lease_timeout = _number(env, "DURAK_LEASE_TIMEOUT", 5.0, 2.0, 60.0)
     return Config(
         token=token,
         db_path=db,
@@ -168,6 +175,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         webapp_port=app_port,
         webapp_max_age=max_age,
         webapp_short_name=short,
+        lease_timeout=lease_timeout,
     )
 
 

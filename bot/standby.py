@@ -4,7 +4,10 @@
 or sends: a standby process says so in one INFO line and waits; once it holds the
 lease it starts like a lone bot. A holder that loses the lease exits at once with
 :data:`LOST_EXIT_CODE`, without another send, so that its supervisor restarts it,
-as a standby. On SQLite there is no lease: one file, one process.
+as a standby; every Bot API request is fenced on the lease (:meth:`Lease.fence`,
+called by the HTTP client before it sends), so a holder that was frozen or stuck
+past ``DURAK_LEASE_TIMEOUT`` exits the same way on its first attempt to send. On
+SQLite there is no lease: one file, one process.
 """
 
 from __future__ import annotations
@@ -35,16 +38,17 @@ def _exit_at_once(reason: str) -> None:
     os._exit(LOST_EXIT_CODE)
 
 
-async def hold_lease(db: str) -> Lease | None:
+async def hold_lease(db: str, timeout: float = 5.0) -> Lease | None:
     """Wait until this process may be the active bot on ``db``; the lease to release at
-    shutdown (``None`` for SQLite)."""
+    shutdown (``None`` for SQLite). ``timeout`` is ``DURAK_LEASE_TIMEOUT``: how late
+    the holder's heartbeat may be before a standby ends its session."""
     if not is_postgres(db):
         return None
     from durak.store.lease import Lease
     from durak.store.postgres import redact
 
     where = redact(db)
-    lease = Lease(db)
+    lease = Lease(db, stale=timeout)
     await lease.acquire(
         on_lost=_exit_at_once,
         on_wait=lambda: log.info(

@@ -37,6 +37,9 @@ USERNAMES_KEPT = 10_000
 PRIORITY_REPLY = 1
 #: At most this many questions wait for an answer; the oldest is forgotten first.
 PENDING_MAX = 4096
+#: At most this many of them are one user's (his oldest goes first): one player's flood
+#: of /leave never pushes out another player's open question.
+PENDING_PER_USER = 8
 
 
 def display_name(user: User) -> str:
@@ -89,6 +92,7 @@ class Questions:
     def __init__(self, outbox: Any) -> None:
         self._outbox = outbox
         self._pending: OrderedDict[int, Pending] = OrderedDict()
+        self._of_user: dict[int, list[int]] = {}  # each user's open tokens, oldest first
 
     def ask(
         self, kind: str, info: GameInfo, user_id: int, is_admin: bool = False, note: str = ""
@@ -96,9 +100,12 @@ class Questions:
         """Ask ``user_id`` privately whether to leave (``"v"``) or cancel (``"w"``);
         ``note`` is a line more (what leaving costs)."""
         token = secrets.randbits(48)
+        while len(self._of_user.get(user_id, ())) >= PENDING_PER_USER:
+            self._forget(self._of_user[user_id][0])
         self._pending[token] = Pending(kind, info.game_id, user_id, is_admin)
+        self._of_user.setdefault(user_id, []).append(token)
         while len(self._pending) > PENDING_MAX:
-            self._pending.popitem(last=False)
+            self._forget(next(iter(self._pending)))
         if kind == "v":
             text = _(
                 "Leave the game? The AI plays your seat to the end;"
@@ -125,8 +132,15 @@ class Questions:
             or pending.user_id != user_id
         ):
             return None
-        del self._pending[-1 if token is None else token]
+        self._forget(-1 if token is None else token)
         return pending
+
+    def _forget(self, token: int) -> None:
+        pending = self._pending.pop(token)
+        mine = self._of_user[pending.user_id]
+        mine.remove(token)
+        if not mine:
+            del self._of_user[pending.user_id]
 
     def answered(self, pending: Pending, text: str) -> None:
         """The question's message loses its buttons and says what happened."""

@@ -79,6 +79,11 @@ class SendLimits:
     # in any five seconds; 5.25 s leaves a margin for the network's jitter).
     private_window_max: int = 5
     slow_for: float = 60.0  # after a 429 in a chat: half its pace, no burst, this long
+    # A new outbox (a restart, a takeover) cannot know what the process before it sent: as
+    # if each chat's last send had just gone, its first send waits one interval, and a
+    # private chat goes at the slow pace (half, no burst) for its first window (the bot's
+    # limits, bot/app.py's send_limits; off here for tests of a steady outbox)
+    cold_start: bool = False
     global_per_second: float = 28.0  # whole bot (the start, in adaptive mode)
     global_mode: str = "fixed"  # or "adaptive": learn the real budget (bot/transport/budget.py)
     global_ceiling: float = 100.0  # adaptive: never above this
@@ -238,6 +243,7 @@ class Outbox:
         self.cap = limits.cap()
         self.metrics = Metrics()
         self._period_ends = clock() + limits.period
+        self._born = clock()  # cold_start: each chat's pace as if it had just sent then
         self._held_back = False  # the cap made a ready send wait in this period
         self._global_ready_at = float("-inf")
         self._pending = 0
@@ -448,6 +454,9 @@ class Outbox:
                 chat.window = limits.private_window_max * interval
                 chat.window_max = limits.private_window_max
                 chat.sent = deque(maxlen=limits.private_window_max)
+            if limits.cold_start:  # no effect once the start is that long past
+                chat.paced_to = self._born + interval
+                chat.slow_until = self._born + chat.window
         return chat
 
     def _enqueue(self, chat: _Chat, item: _Item, *, front: bool = False) -> None:

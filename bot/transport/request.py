@@ -16,6 +16,11 @@ left (no free connection in time, no connection could be made) the error is also
 :class:`NotSent`, which is what lets the outbox send it again: a request that may have reached
 the server is never sent twice by this module, except ``getUpdates`` (reading updates twice
 is harmless: the offset decides what comes back).
+
+On PostgreSQL only the lease's holder may send: ``fence``, when set, is called once a
+request has its connection and again as its first bytes are written (aiohttp writes
+them in a task of their own, a loop's turn later: a freeze may fall in between), and
+refuses by raising (in the bot it ends the process: see bot/standby.py).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import logging
 import time
 import urllib.request
+from collections.abc import Callable
 from typing import IO, Any
 
 import aiohttp
@@ -105,6 +111,8 @@ class AiohttpRequest(BaseRequest):
         self._closed = False
         self._proxies: dict[str, aiohttp.helpers.ProxyInfo] = {}
         self._proxy_of: dict[tuple[str, str], aiohttp.helpers.ProxyInfo | None] = {}
+        #: Called before every request is sent; raises if this process may not send.
+        self.fence: Callable[[], None] | None = None
 
     @property
     def read_timeout(self) -> float | None:
@@ -118,7 +126,8 @@ class AiohttpRequest(BaseRequest):
             # thread on every request, which cost more CPU than the whole request
             self._proxies = aiohttp.helpers.proxies_from_env()
             self._proxy_of.clear()
-            connector = aiohttp.TCPConnector(
+            connector = _FencedConnector(
+                self,
                 limit=self._pool_size,
                 happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
                 resolver=self._resolver,
@@ -126,6 +135,7 @@ class AiohttpRequest(BaseRequest):
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
+                request_class=type("FencedRequest", (_FencedRequest,), {"owner": self}),
                 cookie_jar=aiohttp.DummyCookieJar(),  # the Bot API sets none
                 headers={"User-Agent": self.USER_AGENT, "Accept": "application/json"},
                 timeout=aiohttp.ClientTimeout(total=None),
@@ -261,6 +271,45 @@ class AiohttpRequest(BaseRequest):
     def _answered(self, url: str, status: int, body: bytes) -> bytes:
         """The answer's body as PTB gets it (a subclass may trim it)."""
         return body
+
+
+class _FencedConnector(aiohttp.TCPConnector):
+    """Calls its request object's ``fence`` once a request has its connection: after that
+    aiohttp writes the request without waiting again (a new connection's handshake may
+    take a while: a process frozen in it must still not send when it thaws)."""
+
+    def __init__(self, owner: AiohttpRequest, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._owner = owner
+
+    async def connect(
+        self, req: aiohttp.ClientRequest, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> aiohttp.connector.Connection:
+        conn = await super().connect(req, traces, timeout)
+        fence = self._owner.fence
+        if fence is not None:
+            try:
+                fence()
+            except BaseException:
+                conn.release()
+                raise
+        return conn
+
+
+class _FencedRequest(aiohttp.ClientRequest):
+    """aiohttp's request, with its owner's ``fence`` called as its bytes start out."""
+
+    owner: AiohttpRequest
+
+    async def write_bytes(self, writer: Any, conn: Any, *args: Any, **kwargs: Any) -> None:
+        fence = self.owner.fence
+        if fence is not None:
+            try:
+                fence()
+            except BaseException:
+                conn.close()  # nothing of it leaves: the answer's wait ends at once
+                raise
+        await super().write_bytes(writer, conn, *args, **kwargs)
 
 
 class _Encoded(RequestData):  # type: ignore[misc]  # PTB marks it final; see the docstring

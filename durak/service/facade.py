@@ -33,7 +33,7 @@ Decisions worth knowing (the details are in each concern's module):
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,14 @@ class GameService:
         await self._core.store.close()
         self._core.live.clear()
         self._core.ended.clear()
+
+    def fence_writes(self, fence: Callable[[], None]) -> None:
+        """Ask ``fence`` before every write (the bot's lease: no write once it may be gone)."""
+        self._core.store.fence = fence
+
+    async def copy_to(self, target: str) -> None:
+        """A copy of the database in the new file ``target`` (SQLite; see Store.copy_to)."""
+        await self._core.store.copy_to(target)
 
     async def __aenter__(self) -> GameService:
         return self

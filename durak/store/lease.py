@@ -18,6 +18,20 @@ client went silent only after TCP keepalives fail (``idle`` + ``interval`` x
 heartbeat deadline (``heartbeat`` + ``timeout`` = 4 s): the old holder has
 stopped before a new one can start. And should both ever act, the version
 check of every action still lets only one of them write version N+1.
+
+A holder that is alive but stuck (its event loop blocked, its process frozen as a
+paused VM) keeps its socket and so its lock: the kernel answers the keepalives. Its
+heartbeat, sent from the event loop every ``heartbeat`` seconds, is what shows it is
+working: the server notes when each began (``pg_stat_activity.query_start``, on the
+server's clock), and a standby that finds the holder's last heartbeat older than
+``stale`` seconds ends the holder's session (``pg_terminate_backend``) and takes the
+lease. The holder, for its part, must not act once its lease may be gone:
+:meth:`Lease.fence` is called before every Bot API request and every write to the
+database, and refuses (``on_lost``) when the last answered heartbeat was sent more
+than ``stale - heartbeat`` seconds ago on the monotonic clock, which counts a freeze
+too. A standby ends a session only when
+its heartbeat is older than ``stale``, by which time the holder refuses; a thawed
+process therefore sends nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 
 import asyncpg
@@ -43,6 +58,25 @@ KEEPALIVE = {
 }
 
 
+#: The session holding the lease, and how long ago (server time) its last query began.
+_HOLDER_SQL = """
+SELECT a.pid, EXTRACT(EPOCH FROM clock_timestamp() - a.query_start)::float8 AS age
+FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND l.classid = ($1::int8 & 4294967295)::oid AND l.objid = ($2::int8 & 4294967295)::oid
+"""
+#: End that session, unless a heartbeat came in between (one statement: no race).
+_TERMINATE_SQL = """
+SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+WHERE pid = $1 AND clock_timestamp() - query_start > make_interval(secs => $2)
+"""
+
+
+class LeaseLost(Exception):
+    """A send refused: this process may no longer hold the lease."""
+
+
 class Lease:
     """One process's claim to be the active bot on the database ``url``."""
 
@@ -54,13 +88,19 @@ class Lease:
         retry: float = 0.5,
         heartbeat: float = 1.0,
         timeout: float = 3.0,
+        stale: float = 5.0,
     ) -> None:
+        if not 0 < heartbeat < stale:
+            raise ValueError("a heartbeat must come more often than it goes stale")
         self.url = url
         self.key = key
         self.retry = retry  # how often a standby tries to take the lease
         self.heartbeat = heartbeat  # how often the holder checks its connection
         self.timeout = timeout  # how long a heartbeat may take before the lease is lost
+        self.stale = stale  # a holder's heartbeat this old (s): a standby ends its session
         self.heartbeat_sql = "SELECT 1"  # tests make it hang
+        self._beat = 0.0  # monotonic: when the last answered heartbeat was sent
+        self._unseen = False  # a standby could not judge the holder's heartbeat (logged once)
         self._conn: asyncpg.Connection | None = None
         self._watch: asyncio.Task[None] | None = None
         self._on_lost: Callable[[str], None] | None = None
@@ -88,6 +128,7 @@ class Lease:
                         waited = True
                         if on_wait is not None:
                             on_wait()
+                    await self._end_stale_holder(conn)
                     await asyncio.sleep(self.retry)
             except _FAILURES as e:
                 log.warning("the lease's connection to %s failed (%s); retrying", where, e)
@@ -95,6 +136,7 @@ class Lease:
                 await asyncio.sleep(self.retry)
                 continue
             break
+        self._beat = time.monotonic()  # the lock was just granted: as good as a heartbeat
         self._conn, self._on_lost, self.held = conn, on_lost, True
         conn.add_termination_listener(lambda _: self._lost("its connection closed"))
         self._watch = asyncio.create_task(self._heartbeats(), name="lease heartbeat")
@@ -112,16 +154,67 @@ class Lease:
             return None
         return conn
 
+    async def _end_stale_holder(self, conn: asyncpg.Connection) -> None:
+        """End the holder's session if its last heartbeat began over ``stale`` seconds ago
+        (a holder stuck or frozen keeps its socket, and so the lock, for ever)."""
+        row = await conn.fetchrow(_HOLDER_SQL, *self.key)
+        if row is None:  # released in between: the next try takes it
+            return
+        pid, age = row["pid"], row["age"]
+        if age is None:  # another role's session, or track_activities off
+            if not self._unseen:
+                self._unseen = True
+                log.warning(
+                    "cannot see the active bot's heartbeat (pid %d); a stuck holder will"
+                    " not be replaced (run every bot as the same database user)",
+                    pid,
+                )
+            return
+        if age <= self.stale:
+            return
+        log.warning(
+            "the active bot's last heartbeat began %.1f s ago (over %g s): ending its"
+            " session (pid %d) to take over",
+            age,
+            self.stale,
+            pid,
+        )
+        try:
+            await conn.fetchval(_TERMINATE_SQL, pid, self.stale)
+        except asyncpg.InsufficientPrivilegeError as e:
+            if not self._unseen:
+                self._unseen = True
+                log.warning("cannot end the active bot's session (pid %d): %s", pid, e)
+
+    def fence(self) -> None:
+        """Before anything the lease guards is sent: unless the last answered heartbeat is
+        recent enough that no standby can have taken over (see the module's docstring),
+        call ``on_lost`` (which must stop the process) and raise :class:`LeaseLost`."""
+        if self._closing:  # a clean shutdown's last sends, before the release
+            return
+        if self.held:
+            age = time.monotonic() - self._beat
+            if age <= self.stale - self.heartbeat:
+                return
+            self._lost(f"no heartbeat answered for {age:.1f} s")
+        raise LeaseLost("the lease may be gone: nothing more is sent")
+
     async def _heartbeats(self) -> None:
         conn = self._conn
         assert conn is not None
         while not self._closing:
             await asyncio.sleep(self.heartbeat)
             try:
+                self.fence()  # a freeze: the lease may be gone already
+            except LeaseLost:
+                return
+            sent = time.monotonic()
+            try:
                 await asyncio.wait_for(conn.fetchval(self.heartbeat_sql), self.timeout)
             except (*_FAILURES, asyncpg.InternalClientError) as e:
                 self._lost(f"a heartbeat failed: {type(e).__name__} {e}".rstrip())
                 return
+            self._beat = sent
 
     def _lost(self, reason: str) -> None:
         if self._closing or not self.held:

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -100,6 +100,9 @@ class Store:
         self._writer = asyncio.Lock()  # write transactions, one at a time
         self._closed = False
         self.path = redact(url)
+        #: The bot's lease (durak/store/lease.py): asked before every write; it raises
+        #: (and ends the process) when another process may be the active one by now.
+        self.fence: Callable[[], None] | None = None
 
     @classmethod
     async def open(
@@ -175,6 +178,10 @@ class Store:
             found = await tx.scalar("SELECT version FROM durak_schema")
         return [] if found == SCHEMA_VERSION else [f"schema version {found}"]
 
+    async def copy_to(self, target: str) -> None:
+        """The server keeps the data (pg_dump copies it): nothing to save from here."""
+        raise DatabaseError(f"a PostgreSQL database is not copied to a file ({target})")
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
         """A write transaction, committed at the end of the block or rolled back on
@@ -194,6 +201,8 @@ class Store:
             raise DatabaseError("the store is closed")
         try:
             async with self._pool.acquire() as conn:
+                if not readonly and self.fence is not None:
+                    self.fence()
                 try:
                     await _whole(conn.execute(_BEGIN[isolation, readonly]))
                     yield Tx(conn)
@@ -228,6 +237,8 @@ class Store:
             raise DatabaseError("the store is closed")
         try:
             async with self._pool.acquire() as conn:
+                if self.fence is not None:
+                    self.fence()
                 found: asyncpg.Record | None = await _whole(conn.fetchrow(sql, *args))
                 return found
         except _FAILURES as e:

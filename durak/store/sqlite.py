@@ -92,6 +92,7 @@ class Store:
         self._restart_after = 0.0  # the loop's time before which no WAL restart is tried
         self.path = path
         self.health = WriteHealth(path)
+        self.fence: Callable[[], None] | None = None  # one file, one process: no lease
 
     @classmethod
     async def open(
@@ -188,6 +189,17 @@ class Store:
             rows = await self._tx.rows(f"PRAGMA {'integrity_check' if full else 'quick_check'}")
         lines = [str(r[0]) for r in rows]
         return [] if lines == ["ok"] else lines
+
+    async def copy_to(self, target: str) -> None:
+        """``VACUUM INTO`` through the open connection: every committed write, the WAL's
+        too, even when the file at ``self.path`` is gone or another (see bot/dbguard.py)."""
+        async with self._lock:
+            if self._closed:
+                raise DatabaseError("the store is closed")
+            try:
+                await self._conn.execute("VACUUM INTO ?", (target,))
+            except sqlite3.Error as e:
+                raise DatabaseError(f"cannot copy the database to {target}: {e}") from e
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:

@@ -4,11 +4,13 @@ The same start as :mod:`bot.__main__` (settings from the environment, the same
 application, long polling, PTB's signal handling and shutdown), but with
 Telegram's limits and the turn clock 20 times faster (:data:`tests.bot.harness.SCALE`),
 as the fake Bot API server of the test runs them, so that whole games take
-seconds. The standby test runs two of these on one PostgreSQL database.
+seconds. The standby test runs two of these on one PostgreSQL database, each with its
+own ``DURAK_TEST_AGENT`` (the User-Agent of its requests, which the fake server notes).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from bot.app import ALLOWED_UPDATES, build_application, setup_logging
@@ -32,6 +34,10 @@ def main() -> int:
     bot.ai_pause = 0.02
     bot.hard_budget_ms = 50
     bot.sweep_every = 0.2
+    agent = os.environ.get("DURAK_TEST_AGENT")
+    if agent:  # the fake Bot API tells the processes' requests apart by it
+        for http in bot.http:
+            http.USER_AGENT = agent
     app.run_polling(allowed_updates=ALLOWED_UPDATES, poll_interval=0, timeout=1)
     return 0
 

@@ -585,3 +585,81 @@ async def test_updates_request_trims_get_updates_answers_only() -> None:
         "on_keyboard": None,  # a query without data
     }
     assert other == answer_body  # other methods' answers pass untouched
+
+
+class Refused(Exception):
+    pass
+
+
+@async_test
+async def test_the_fence_stops_every_request_before_a_byte_leaves() -> None:
+    """On PostgreSQL only the lease's holder sends: once its fence refuses, no request
+    reaches the server, neither on a kept-alive connection nor on a new one."""
+    seen: list[str] = []
+
+    async def recording(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            request_line, _headers, _body = await read_request(reader)
+            if not request_line:
+                return
+            seen.append(request_line.split()[1])
+            writer.write(answer(b'{"ok": true, "result": true}'))
+            await writer.drain()
+
+    sure = True
+
+    def fence() -> None:
+        if not sure:
+            raise Refused
+
+    async with serve(recording) as (url, _):
+        for request in (AiohttpRequest(), UpdatesRequest()):
+            request.fence = fence
+            await request.initialize()
+            try:
+                sure = True
+                await request.do_request(f"{url}/sendMessage", "POST", params(text="a"))
+                sure = False
+                with pytest.raises(Refused):  # the kept-alive connection
+                    await request.do_request(f"{url}/sendMessage", "POST", params(text="b"))
+                with pytest.raises(Refused):  # a connection of its own
+                    await asyncio.gather(
+                        *(
+                            request.do_request(f"{url}/getUpdates", "POST", params(offset=1))
+                            for _ in range(3)
+                        )
+                    )
+            finally:
+                await request.shutdown()
+    assert seen == ["/sendMessage", "/sendMessage"]
+
+
+@async_test
+async def test_the_fence_is_asked_again_as_the_bytes_go_out() -> None:
+    """aiohttp writes a request in a task of its own, a loop's turn after it has its
+    connection: a process frozen in between must not send the request when it thaws."""
+    seen: list[str] = []
+
+    async def recording(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_line, _headers, _body = await read_request(reader)
+        seen.append(request_line)
+
+    calls = 0
+
+    def fence() -> None:  # sure when the connection is taken, not a moment later
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise Refused
+
+    async with serve(recording) as (url, _):
+        request = AiohttpRequest()
+        request.fence = fence
+        await request.initialize()
+        try:
+            with pytest.raises((Refused, NetworkError)):
+                await request.do_request(f"{url}/sendMessage", "POST", params(text="a"))
+        finally:
+            await request.shutdown()
+        await asyncio.sleep(0.1)
+    assert calls == 2 and seen in ([], [""])  # the connection closed with nothing sent

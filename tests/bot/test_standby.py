@@ -18,9 +18,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from bot.config import HELP, ConfigError, from_env
 from bot.standby import LOST_EXIT_CODE
 from tests.dbaccess import db_rows
-from tests.fake_telegram import RateLimits
+from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Message, User
 from tests.service.crash_check import Acks, check_database
@@ -182,3 +185,128 @@ async def test_kill_the_active_bot_and_the_standby_finishes_the_games(
     assert check_database(pg_db, Acks()) == []  # every snapshot is the replay of its log
     assert server.limit_violations() == 0
     print(f"takeover: a press answered {takeover:.2f} s after the kill; {lost} presses lost")
+
+
+def lease_holder_sql(what: str) -> str:
+    """``what`` of the session that holds the bot's lease."""
+    return (
+        f"SELECT {what} FROM pg_stat_activity WHERE application_name = 'durak lease' AND pid IN"
+        " (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)"
+    )
+
+
+async def open_games(server: FakeTelegram) -> list[PatientTable]:
+    """GAMES games started, in groups of two players each."""
+    tables = []
+    for k in range(GAMES):
+        users = [server.add_user(f"G{k}P{i}", started=True) for i in range(2)]
+        group = server.add_group(f"Group {k}", users, admins=[users[0]])
+        table = PatientTable(server, group, users, random.Random(k))
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        tables.append(table)
+    return tables
+
+
+async def frozen_takeover(
+    server: FakeTelegram, pg_db: str, *, end_session: bool, freeze: float, lease_timeout: str
+) -> None:
+    """The active bot is frozen (SIGSTOP, as a paused VM) with games running and a
+    standby waiting; ``end_session``: its lease session is ended on the server at once
+    (as the server's keepalive timeout would), else the standby must notice the stale
+    heartbeat itself. After ``freeze`` seconds the old process thaws: it must send
+    nothing and exit with LOST_EXIT_CODE; the standby finishes every game."""
+    env = {
+        **os.environ,
+        "DURAK_BOT_TOKEN": server.token,
+        "DURAK_DB": pg_db,
+        "DURAK_API_URL": server.base_url,
+        "DURAK_LOG_LEVEL": "INFO",
+        "DURAK_LEASE_TIMEOUT": lease_timeout,
+    }
+    old = await Bot.start("the first bot", {**env, "DURAK_TEST_AGENT": "first"})
+    new: Bot | None = None
+    stop = asyncio.Event()
+    players: list[asyncio.Task[None]] = []
+    frozen = False
+    try:
+        await old.said("active: this process holds the lease", 60)
+        new = await Bot.start("the second bot", {**env, "DURAK_TEST_AGENT": "second"})
+        await new.said("standby: another bot process is active", 60)
+        tables = await open_games(server)
+        players = [asyncio.create_task(t.play(u, stop)) for t in tables for u in t.users]
+        await server.wait_for(lambda: sum(t.presses for t in tables) >= 30, 60, what="presses")
+        assert all(t.ended() is None for t in tables), "a game ended before the freeze"
+
+        old.proc.send_signal(signal.SIGSTOP)
+        frozen, since = True, time.monotonic()
+        if end_session:
+            db_rows(pg_db, lease_holder_sql("pg_terminate_backend(pid)"))
+        await new.said("active: this process holds the lease", float(lease_timeout) + 15)
+        took_over = time.monotonic()
+        await asyncio.sleep(max(0.0, since + freeze - time.monotonic()))
+        old.proc.send_signal(signal.SIGCONT)
+        frozen = False
+        assert await asyncio.wait_for(old.proc.wait(), 15) == LOST_EXIT_CODE
+        await old.said("lost the lease", 1)
+
+        await asyncio.gather(
+            *(server.wait_for(lambda t=t: t.ended() is not None, 180) for t in tables)
+        )
+        stop.set()
+        await asyncio.gather(*players)
+        # By when each came in: a long poll sent before the freeze is answered after it, and
+        # one sent after the thaw only when its wait is over (here, long since)
+        after = [r for r in server.requests() if r.agent == "first" and r.arrived > took_over]
+        assert after == [], f"the old process sent after the takeover: {[r.method for r in after]}"
+        # (before its stop: PTB's last getUpdates at a stop may end its own long poll)
+        errors = [line for line in new.lines if " ERROR " in line]
+        assert errors == [], "\n".join([*old.lines[-20:], "--- the second bot:", *new.lines])
+    finally:
+        stop.set()
+        for task in players:
+            task.cancel()
+        if frozen:
+            old.proc.send_signal(signal.SIGCONT)
+        codes = [await old.stop()]
+        if new is not None:
+            codes.append(await new.stop())
+    assert codes == [LOST_EXIT_CODE, 0], "\n".join((new.lines if new else old.lines)[-30:])
+    assert check_database(pg_db, Acks()) == []  # every snapshot is the replay of its log
+    assert server.limit_violations() == 0
+    print(f"takeover {took_over - since:.2f} s after the freeze")
+
+
+@async_test
+async def test_a_frozen_bot_whose_session_ended_sends_nothing_when_it_thaws(
+    make_fake_telegram: FakeTelegramFactory, pg_db: str
+) -> None:
+    """Issue 26 item 1: the server ends the frozen holder's session (its keepalives
+    failed, 9 s on); the standby takes over within a second; the thawed process's
+    first request is refused by the fence (its heartbeat is older than the limit)."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    await frozen_takeover(server, pg_db, end_session=True, freeze=9.0, lease_timeout="5")
+
+
+@async_test
+async def test_a_hung_bot_is_replaced_and_sends_nothing_when_it_thaws(
+    make_fake_telegram: FakeTelegramFactory, pg_db: str
+) -> None:
+    """Issue 26 item 2: frozen for 20 s, the holder keeps its socket and its lock; the
+    standby ends its session once its heartbeat is over DURAK_LEASE_TIMEOUT old, takes
+    over and finishes the games; the thawed process sends nothing and exits 3."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    await frozen_takeover(server, pg_db, end_session=False, freeze=20.0, lease_timeout="5")
+
+
+def test_the_lease_timeout_comes_from_the_environment() -> None:
+    """DURAK_LEASE_TIMEOUT: 5 s unless set; a value outside 2-60 is refused by name, and
+    ``python -m bot --help`` names it."""
+    token = {"DURAK_BOT_TOKEN": "123456789:" + "A" * 35}
+    assert from_env(token).lease_timeout == 5.0
+    assert from_env({**token, "DURAK_LEASE_TIMEOUT": "12.5"}).lease_timeout == 12.5
+    for wrong in ("1", "61", "soon", "nan"):
+        with pytest.raises(ConfigError, match="DURAK_LEASE_TIMEOUT"):
+            from_env({**token, "DURAK_LEASE_TIMEOUT": wrong})
+    assert "DURAK_LEASE_TIMEOUT" in HELP

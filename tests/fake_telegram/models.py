@@ -392,3 +392,5 @@ class RequestRecord:
     status: int
     description: str | None
     at: float
+    agent: str = ""  # the client's User-Agent (tests run several bot processes)
+    arrived: float = 0.0  # when it came in (``at``: when it was answered; a long poll waits)

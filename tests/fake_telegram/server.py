@@ -746,6 +746,7 @@ class FakeTelegram:
         if not path.startswith("/bot"):
             return HttpResponse.json(404, ApiError(404, "Not Found").payload())
         token, _, method = path[len("/bot") :].partition("/")
+        arrived = self._clock()
         if self.call_delay > 0:
             await asyncio.sleep(self.call_delay)
         params = Params({}, {}, method)
@@ -771,12 +772,21 @@ class FakeTelegram:
             self.internal_errors.append(f"{method}: {exc!r}")
             status = 500
             payload = ApiError(500, f"Internal Server Error: {exc!r}").payload()
-        self._record_request(method, params, status, payload)
+        agent = request.headers.get("user-agent")
+        self._record_request(method, params, status, payload, agent, arrived)
         if method.lower() != "getupdates" or len(self.updates) != queued_before:
             self._notify()
         return HttpResponse.json(status, payload)
 
-    def _record_request(self, method: str, params: Params, status: int, payload: JSON) -> None:
+    def _record_request(
+        self,
+        method: str,
+        params: Params,
+        status: int,
+        payload: JSON,
+        agent: str | None = None,
+        arrived: float | None = None,
+    ) -> None:
         key = method.lower()
         self.request_counts[key] += 1
         if not self.log_requests:
@@ -788,6 +798,8 @@ class FakeTelegram:
             status,
             payload.get("description"),
             self._clock(),
+            agent or "",
+            self._clock() if arrived is None else arrived,
         )
         self._requests.setdefault(key, []).append(record)
 
