@@ -617,7 +617,14 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         story = events.story(info.game_id, info.game) if info.game is not None else None
         table = render.Table(
-            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+            info.game_id,
+            info.version,
+            title,
+            info.seats,
+            view,
+            info.ending,
+            story=story,
+            rules=info.rules,
         )
         self.outbox.show(
             user_id,
@@ -639,7 +646,16 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         story = events.story(info.game_id, game)
         return render.Table(
-            info.game_id, version, title, info.seats, public, info.ending, left, story, timeouts
+            info.game_id,
+            version,
+            title,
+            info.seats,
+            public,
+            info.ending,
+            left,
+            story,
+            timeouts,
+            game.rules,
         )
 
     async def _tallies(self, info: GameInfo) -> list[Tally]:

@@ -51,6 +51,8 @@ class Table:
     story: Story | None = None
     #: the last timeouts, if no person moved since: (seat, what the bot did for him)
     timeouts: tuple[tuple[int, str], ...] = ()
+    #: the game's rules: the table names the game and its options under its head
+    rules: Rules | None = None
 
 
 def esc(text: str) -> str:
@@ -110,6 +112,11 @@ def rules_lines(rules: Rules) -> list[str]:
     return games_text.option_lines(rules)
 
 
+def options_line(rules: Rules) -> str:
+    """The game and its options on one line: the lobby's and every table's."""
+    return "📜 " + " · ".join(rules_lines(rules))
+
+
 def rules_text(rules: Rules) -> str:
     """/rules: the options in force, then how the game plays in a few lines."""
     lines = ["<b>" + _("Rules in force") + "</b>"]
@@ -135,7 +142,7 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
         lines.append(_("Nobody has joined yet."))
     lines.append("")
     # one line: the lobby is read at a glance, and /rules has the long form
-    lines.append("📜 " + " · ".join(rules_lines(rules)))
+    lines.append(options_line(rules))
     if not closed:
         lines.append("")
         lines.append(_("Press Join to play; the creator or an admin presses Start."))
@@ -150,7 +157,7 @@ def again_lobby_text(seats: Sequence[Seat], rules: Rules, creator: str) -> str:
         mark = "✅" if s.ready or s.is_ai else "⏳"
         lines.append(f"{mark} {player(s)}")
     lines.append("")
-    lines.append("📜 " + " · ".join(rules_lines(rules)))
+    lines.append(options_line(rules))
     lines.append("")
     lines.append(
         _(
@@ -414,13 +421,21 @@ def _english_line(t: Table) -> str:
     return ""
 
 
+def _head(t: Table) -> list[str]:
+    """The table's head: the group, then the game in force and its options (every
+    version of the message, from the deal to the end)."""
+    head = ["🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)]
+    if t.rules is not None:
+        head.append(options_line(t.rules))
+    return head
+
+
 def table_text(t: Table) -> str:
     """The game as the group sees it, and the top of every private panel."""
     v = t.view
     if isinstance(v, PileView):
         return pile_table_text(t)
-    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
-    lines = [head]
+    lines = _head(t)
     if v.match is not None:
         lines += match_lines(v.match)
     lines += [
@@ -575,8 +590,7 @@ def pile_table_text(t: Table) -> str:
     """A pile game as the group sees it (and the top of the panels): no hand."""
     v = t.view
     assert isinstance(v, PileView)
-    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
-    lines = [head, *_pile_trump_lines(v), ""]
+    lines = [*_head(t), *_pile_trump_lines(v), ""]
     lines += [_pile_seat_line(t, s) for s in range(len(v.seats))]
     lines += ["", *pile_lines(v)]
     event = last_event(t)
