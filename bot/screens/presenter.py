@@ -675,24 +675,25 @@ class Presenter:
         outcome = game.result if game is not None else None
         view = game.view(None) if game is not None else None
         reason = view.end_reason if isinstance(view, View) else None
+        match = view.match if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]
+            if following is not None and match is not None:  # a sprint deal, the match goes on
+                head, *rest = render.deal_ended_lines(match, info.seats, outcome)
+                lines = ["🏁 " + head, *rest]
             scored = info.ending is None or info.ending.reason != "cancelled"
             if game is not None and scored:
                 order = render.out_order_line(
                     info.seats, events.story(info.game_id, game).out_order
                 )
                 if order:
-                    lines.append(order)
-            match = view.match if isinstance(view, View) else None
-            if match is not None:
+                    lines.insert(1, order)
+            if match is not None and following is None:
                 lines += render.match_lines(match)
             if following is None and scored:
                 series = render.series_line(await self._tallies(info))
                 if series:
                     lines.append(series)
-            if following is not None:
-                lines.append(_("The next deal follows."))
             self.outbox.send(
                 info.chat_id,
                 "\n".join(lines),

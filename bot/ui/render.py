@@ -404,6 +404,36 @@ def match_lines(m: MatchView) -> list[str]:
     return lines
 
 
+def deal_ended_lines(m: MatchView, seats: Sequence[Seat], outcome: Outcome | None) -> list[str]:
+    """A sprint deal the match goes on after, as the group reads it: which deal
+    ended and who lost it, the score (or who is still in), and that the next one
+    follows."""
+    losers = outcome.losers if outcome is not None else ()
+    name = player(seats[losers[0]]) if len(losers) == 1 else ""
+    if m.deals is not None:
+        if name:
+            head = _("Deal {n} of {deals} is over: {name} lost it.").format(
+                n=m.played, deals=m.deals, name=name
+            )
+        else:
+            head = _("Deal {n} of {deals} is over: a draw, nobody wins it.").format(
+                n=m.played, deals=m.deals
+            )
+        score = " : ".join(f"{esc(who)} {wins}" for who, wins in m.wins)
+        lines = [head, _("Sprint match score: {score}").format(score=score)]
+    else:
+        if name:
+            head = _("Knock-out, deal {n} is over: {name} lost it and is out.").format(
+                n=m.played, name=name
+            )
+        else:
+            head = _("Knock-out, deal {n} is over: a draw, nobody is out.").format(n=m.played)
+        still = ", ".join(esc(x) for x in m.remaining)
+        lines = [head, _("Still in: {names}").format(names=still)]
+    lines.append(_("Deal {n} follows.").format(n=m.played + 1))
+    return lines
+
+
 def _pairs(pairs: Sequence[tuple[Card, Card | None]]) -> str:
     return " ".join(card(a) + ("/" + card(c) if c else "") for a, c in pairs)
 

@@ -109,9 +109,11 @@ async def test_a_whole_sprint_match_of_two(make_fake_telegram, tmp_path, errors)
     stock_texts = {e.message_id for e in group.shown if "Stock:" in e.plain_text}
     assert stock_texts == tables
     # between deals: the deal's fool, the score, and no Play again yet
-    between = [m for m in table.bot_messages(group) if "The next deal follows." in m.plain_text]
+    between = [m for m in table.bot_messages(group) if "follows." in m.plain_text]
     assert len(between) == len(chain) - 1
-    assert all("Sprint match, deal" in m.plain_text and not m.buttons for m in between)
+    for k, m in enumerate(between):  # the deal that ended, its fool, the score, the next
+        assert f"Deal {k + 1} of 10 is over" in m.plain_text and not m.buttons
+        assert "Sprint match score:" in m.plain_text and f"Deal {k + 2} follows." in m.plain_text
     table_text = server.message(group, tables.pop()).plain_text or ""
     assert "Sprint match after" in table_text or "Sprint match, deal" in table_text
     # the match's result, and the tally of VARIANTS.md 2.6: one game, one loss
