@@ -14,11 +14,13 @@ AI's play of the variants is another branch's work.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Iterable
 
 from durak import game_from_record, replay
 from durak.actions import RETURN_CARD, action_from_step
+from durak.records import check_document
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import async_test
@@ -60,6 +62,29 @@ def steps(record: dict) -> list[dict]:
     return [s for s in record["steps"] if "do" in s]
 
 
+async def the_record(table: Table, server: FakeTelegram, ended) -> tuple[dict, str]:
+    """Press the end's record button: the document sent, and its caption."""
+    button = next(b.callback_data for b in ended.buttons if b.callback_data.startswith("1h."))
+    await table.press(table.users[0], ended, button)
+    doc = await server.wait_for(
+        lambda: next((m for m in server.messages(table.group) if m.document), None),
+        10,
+        what="the record",
+    )
+    return json.loads(doc.document.data), doc.plain_text or ""
+
+
+def whole_match(document: dict, records: list[dict], caption: str, what: str) -> None:
+    """The match's document: every deal's record in order, which the checker passes,
+    and a caption that says so (issue 27 item 2)."""
+    assert document["format"] == "durak-match/1"
+    assert document["deals"] == records
+    report = check_document(document)
+    assert not report.failures and report.passed > len(records)
+    assert f"{what} ending with game #" in caption
+    assert f"all its {len(records)} deals in order, every move of each" in caption
+
+
 def clean(table: Table, server: FakeTelegram, errors) -> None:
     assert not table.leaks, table.leaks
     assert not server.unanswered_callbacks()
@@ -97,7 +122,9 @@ async def test_a_whole_sprint_match_of_two(make_fake_telegram, tmp_path, errors)
         tables = {
             m.message_id for g in chain for m in await service.messages(g) if m.kind == "table"
         }
+        document, caption = await the_record(table, server, ended)
 
+    whole_match(document, records, caption, "Sprint match")
     assert chain[0] == first and len(chain) >= 6  # nobody can win 6 of 10 sooner
     match = infos[-1].game.view(None).match
     assert match is not None and match.decided and match.played == len(chain)
@@ -148,7 +175,9 @@ async def test_a_knock_out_of_three(make_fake_telegram, tmp_path, errors):
         tables = {
             m.message_id for g in chain for m in await service.messages(g) if m.kind == "table"
         }
+        document, caption = await the_record(table, server, ended)
 
+    whole_match(document, records, caption, "Knock-out")
     match = infos[-1].game.view(None).match
     assert match.deals is None and match.winner is not None and match.played == len(chain)
     assert len(match.eliminated) == 2 and match.winner not in match.eliminated
