@@ -674,7 +674,7 @@ class Presenter:
         game = info.game
         outcome = game.result if game is not None else None
         view = game.view(None) if game is not None else None
-        reason = view.end_reason if isinstance(view, View) else None
+        reason = view.end_reason if view is not None else None
         match = view.match if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]

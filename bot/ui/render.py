@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from durak import Card, Rules, View
 from durak.actions import Attack
 from durak.cards import deck
+from durak.rules import NO_PROGRESS, NO_PROGRESS_TAKES
 from durak.service import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
@@ -333,6 +334,12 @@ def outcome_line(
 ) -> str:
     if end_reason == "repetition" and (ending is None or ending.reason == "played"):
         return _("The same position again: a draw.")
+    if end_reason == NO_PROGRESS and (ending is None or ending.reason == "played"):
+        return n_(
+            "{n} take in a row changed nothing: a draw.",
+            "{n} takes in a row changed nothing: a draw.",
+            NO_PROGRESS_TAKES,
+        ).format(n=NO_PROGRESS_TAKES)
     if ending is not None and ending.reason == SURRENDER and ending.loser is not None:
         return _("{name} left the game and is the durak.").format(name=player(seats[ending.loser]))
     if ending is not None and ending.reason == "cancelled":
@@ -627,7 +634,8 @@ def pile_table_text(t: Table) -> str:
     if event:
         lines += ["", event]
     if v.outcome is not None or t.ending is not None:
-        lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
+        end = outcome_line(t.seats, v.outcome, t.ending, v.end_reason)
+        lines += ["", "🏁 <b>" + end + "</b>"]
         return "\n".join(lines)
     timeout = timeout_line(t)
     if timeout:
