@@ -241,6 +241,8 @@ def timeout_line(t: Table) -> str:
         "take": _("took the cards"),
         "attack": _("the lowest card was played"),
         "lead": _("the lowest card was played"),
+        "defend": _("covered with the cheapest card that beats"),
+        "beat": _("beaten with the cheapest card that beats"),
     }
     parts = [
         _("{name} ran out of time: {what}").format(
