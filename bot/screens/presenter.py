@@ -22,7 +22,7 @@ from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameServic
 from durak.view import PileView
 
 from ..seats.timers import Changed, Show, TurnTimers
-from ..transport.outbox import Outbox
+from ..transport.outbox import ANSWER, Outbox
 from ..ui import events, keyboards, render
 from ..ui.i18n import _, language
 from .languages import Languages
@@ -353,7 +353,7 @@ class Presenter:
             text,
             markup,
             notify=repost,
-            priority=PRIORITY_GROUP,
+            priority=ANSWER,  # someone just joined, left or started: before the tables
             thread=info.thread_id,
         )
         if info.status != "lobby":  # closed for good: its id need not be kept
