@@ -34,11 +34,9 @@ def group_requests(server: FakeTelegram, group: Chat, since: float) -> list:
 def before_answer(server: FakeTelegram, group: Chat, since: float, answered) -> int:
     """The group's paced requests that started after ``since`` and before the first
     request ``answered`` accepts."""
-    count = 0
-    for r in group_requests(server, group, since):
+    for count, r in enumerate(group_requests(server, group, since)):
         if answered(r):
             return count
-        count += 1
     raise AssertionError("no answer")
 
 
