@@ -137,9 +137,13 @@ class SendLimits:
 DEFAULT_LIMITS = SendLimits()
 
 #: Items of this priority or above answer a person (a command's reply, the lobby he has
-#: just joined): they go before anything queued in their chat, tables included, each
-#: displacing the oldest item by one slot at most (issue 27 items 3 and 5).
+#: just joined): they go before anything queued in their chat, tables included
+#: (issue 27 items 3 and 5).
 ANSWER = 4
+#: ... but at most this many in a row: then the oldest item they displaced goes (a
+#: lobby posted and joined at once are both answered at once; a flood of answers
+#: leaves the tables every third slot).
+OVERTAKE_RUN = 2
 
 
 @dataclass(slots=True, eq=False)
@@ -198,7 +202,7 @@ class _Chat:
     window_max: int = 0
     sent: deque[float] = field(default_factory=deque)  # the starts of the latest sends
     slow_until: float = float("-inf")  # after a 429: half the pace, no burst, until then
-    yield_next: bool = False  # an answer went ahead of older items: the oldest goes next
+    overtook: int = 0  # answers sent in a row ahead of older items (OVERTAKE_RUN at most)
 
     def recompute_priority(self) -> None:
         self.priority = max((item.priority for item in self.queue), default=0)
@@ -474,8 +478,9 @@ class Outbox:
     def _take_head(self, chat: _Chat) -> _Item:
         """The chat's next item. A person's answer (priority :data:`ANSWER` or above: a
         command's reply, the lobby he joined) goes first, before whatever is queued,
-        places included; the item it displaced goes next (it waits one slot, never more,
-        however many answers queue). Otherwise the oldest of the highest priority, so a
+        places included; after :data:`OVERTAKE_RUN` answers in a row the oldest item
+        they displaced goes (so a table waits that many slots at most, however many
+        answers queue). Otherwise the oldest of the highest priority, so a
         chat's table (priority 2) goes before a pile of panels (0) queued ahead of it.
         Items of one priority keep their order, and a one-off send below :data:`ANSWER`
         never overtakes a show queued before it (an announcement follows the table it is
@@ -492,11 +497,13 @@ class Outbox:
         queue = chat.queue
         if chat.priority >= ANSWER:
             answer = next(i for i in queue if i.priority >= ANSWER)
-            displaced = answer is not queue[0]
-            if not (chat.yield_next and displaced):
-                chat.yield_next = displaced
+            if answer is queue[0]:
+                chat.overtook = 0
                 return answer
-        chat.yield_next = False
+            if chat.overtook < OVERTAKE_RUN:
+                chat.overtook += 1
+                return answer
+        chat.overtook = 0
         rest = [i for i in queue if i.priority < ANSWER] if chat.priority >= ANSWER else queue
         top = max(i.priority for i in rest)
         item = rest[0]
