@@ -373,7 +373,7 @@ class Lobbies:
             ).format(id=game_id)
             filename = f"durak-game-{game_id}.json"
         content = json.dumps(document, ensure_ascii=False, indent=1).encode()
-        self.outbox.send_document(chat_id, filename, content, caption, priority=2)
+        self.outbox.send_document(chat_id, filename, content, caption, priority=PRIORITY_REPLY)
         return Answer(_("The record is on its way."))
 
     async def _join_button(self, context: Context, lobby: GameInfo, user: User) -> Answer:
