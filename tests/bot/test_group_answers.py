@@ -120,7 +120,8 @@ async def test_rules_during_a_four_player_game(make_fake_telegram, tmp_path):
     users = [server.add_user(f"Player{i}", started=True) for i in range(4)]
     group = server.add_group("Friends", users, admins=[users[0]])
     table = Table(server, group, users, random.Random(4))
-    async with running_bot(server, tmp_path / "durak.sqlite3"):
+    async with running_bot(server, tmp_path / "durak.sqlite3") as app:
+        await durak_of(app).service.set_chat_settings(group.id, deck=52)  # a longer game
         await table.open_lobby()
         await table.join_all()
         await table.start()
