@@ -383,23 +383,29 @@ def _trump_line(v: View) -> str:
     return line
 
 
-def match_lines(m: MatchView) -> list[str]:
-    """A sprint match: the score between deals, the result once decided."""
+def match_lines(m: MatchView, over: bool = False) -> list[str]:
+    """A sprint match: the score between deals, the result once decided; ``over``:
+    the deal shown has ended (its number, not the next one's, beside its score)."""
     if m.deals is not None:
         score = " : ".join(f"{esc(name)} {wins}" for name, wins in m.wins)
-        lines = [
-            _("Sprint match, deal {played} of {deals}: {score}").format(
-                played=min(m.played + (0 if m.decided else 1), m.deals), deals=m.deals, score=score
-            )
-            if not m.decided
-            else _("Sprint match after {played} deals: {score}").format(
+        if m.decided:
+            line = _("Sprint match after {played} deals: {score}").format(
                 played=m.played, score=score
             )
-        ]
+        elif over:
+            line = _("Sprint match, deal {played} of {deals} is over: {score}").format(
+                played=m.played, deals=m.deals, score=score
+            )
+        else:
+            line = _("Sprint match, deal {played} of {deals}: {score}").format(
+                played=min(m.played + 1, m.deals), deals=m.deals, score=score
+            )
+        lines = [line]
     else:
         lines = [
             _("Knock-out, deal {n}; still in: {names}").format(
-                n=m.played + (0 if m.decided else 1), names=", ".join(esc(x) for x in m.remaining)
+                n=m.played + (0 if m.decided or over else 1),
+                names=", ".join(esc(x) for x in m.remaining),
             )
         ]
         if m.eliminated:
@@ -476,7 +482,7 @@ def table_text(t: Table) -> str:
         return pile_table_text(t)
     lines = _head(t)
     if v.match is not None:
-        lines += match_lines(v.match)
+        lines += match_lines(v.match, over=v.outcome is not None)
     lines += [
         _trump_line(v),
         _("Stock: {stock} · Discard: {discard}").format(stock=v.stock, discard=v.discard),

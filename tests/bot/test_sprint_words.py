@@ -10,6 +10,7 @@ import random
 import pytest
 
 from bot.screens.presenter import Presenter
+from bot.ui import render
 from durak import Game, Rules
 from durak.selfplay import random_step
 from durak.service import FINISHED, RUNNING, GameInfo, Seat
@@ -91,3 +92,15 @@ def test_a_knock_out_deal_says_who_is_out_and_who_is_still_in():
     assert lines[0] == f"🏁 Knock-out, deal 1 is over: {'ABC'[loser]} lost it and is out.", text
     still = ", ".join(n for i, n in enumerate("ABC") if i != loser)
     assert f"Still in: {still}" in lines and lines[-1] == "Deal 2 follows.", text
+
+
+def test_the_table_of_an_ended_deal_gives_that_deals_number_beside_its_score():
+    ended, following = first_deal("AB", 3)
+    table = render.Table(1, 9, "Friends", ended.seats, ended.game.view(None))
+    text = render.table_text(table)
+    assert "Sprint match, deal 1 of 10 is over: A" in text and "deal 2 of 10" not in text
+    nxt = render.Table(2, 0, "Friends", following.seats, following.game.view(None))
+    assert "Sprint match, deal 2 of 10: A" in render.table_text(nxt)  # the next deal's own
+    three, _ = first_deal("ABC", 5)
+    text = render.table_text(render.Table(1, 9, "x", three.seats, three.game.view(None)))
+    assert "Knock-out, deal 1; still in:" in text
