@@ -373,7 +373,7 @@ class Podkidnoy(Game):
             bout.settle(self)
 
     def timeout_seats(self) -> list[int]:
-        """Throwers first (they pass), then the defender (he takes)."""
+        """Throwers first (they pass), then the defender (he covers, or takes)."""
         seats = bout.actors(self)
         if self.defender in seats:
             seats = [s for s in seats if s != self.defender] + [self.defender]
