@@ -19,6 +19,10 @@ from .games import Game
 from .rules import Rules
 
 FORMAT = "durak-record/1"
+#: A whole sprint match (or knock-out): every deal's record in order (RULES-NOTES.md 76).
+MATCH_FORMAT = "durak-match/1"
+#: A match document holds at most this many deals (a knock-out repeats drawn deals).
+MAX_DEALS = 1000
 
 
 def export_record(game: Game, name: str = "", with_result: bool = True) -> dict[str, Any]:
@@ -265,6 +269,91 @@ def _normal(key: str, want: Any) -> Any:
     return want
 
 
+def match_document(records: list[dict[str, Any]], name: str = "") -> dict[str, Any]:
+    """A ``durak-match/1`` document: the deals' ``durak-record/1`` records, first to last."""
+    return {"format": MATCH_FORMAT, "name": name, "deals": records}
+
+
+def _deals(document: Any) -> list[Any]:
+    if not isinstance(document, dict) or document.get("format") != MATCH_FORMAT:
+        raise MalformedRecord(f"not a {MATCH_FORMAT} document")
+    deals = document.get("deals")
+    if not isinstance(deals, list) or not deals:
+        raise MalformedRecord("deals must be a list of one record or more")
+    if len(deals) > MAX_DEALS:
+        raise MalformedRecord(f"more than {MAX_DEALS} deals")
+    return deals
+
+
+def check_match(document: Any, label: str = "match") -> CheckReport:
+    """Check every deal of a match document as a record, and that each deal after
+    the first is the one its previous deal's end calls for (its players, dealer and
+    ``match`` start field), and that no deal is missing after the last one."""
+    report = CheckReport()
+    try:
+        deals = _deals(document)
+    except MalformedRecord as e:
+        report.fail(label, f"malformed: {e}")
+        return report
+    previous: Game | None = None
+    for k, record in enumerate(deals):
+        where = f"{label}: deal {k + 1}"
+        deal = check_record(record, where)
+        report.passed += deal.passed
+        report.failures += deal.failures
+        if deal.failures:
+            return report  # the deals after it would not follow from it
+        game = replay(record)
+        if previous is not None:
+            _check_follows(previous, game, where, report)
+        elif game.rules.sprint and _played_before(game):
+            report.fail(where, "the match's first deal is missing")
+            return report
+        if not game.rules.sprint and len(deals) > 1:
+            report.fail(where, "a match of several deals is a sprint match")
+            return report
+        previous = game
+    if previous is not None and previous.result is not None and previous.next_game().continues:
+        report.fail(f"{label}: deal {len(deals)}", "the match goes on after the last deal")
+    else:
+        report.ok()
+    return report
+
+
+def _played_before(game: Game) -> int:
+    """The deals a sprint deal's start says were finished before it."""
+    match = game.start.get("match")
+    played = match.get("played", 0) if isinstance(match, dict) else 0
+    return played if isinstance(played, int) else 0
+
+
+def _check_follows(previous: Game, game: Game, where: str, report: CheckReport) -> None:
+    """``game`` is the deal the end of ``previous`` calls for."""
+    if previous.result is None:
+        report.fail(where, "follows a deal that did not end")
+        return
+    series = previous.next_game()
+    if not series.continues:
+        report.fail(where, "follows the deal that decided the match")
+        return
+    players = series.players or previous.players
+    want = {"players": list(players), "rules": previous.rules.changed()}
+    want_start = {"dealer": series.dealer, "match": series.match}
+    got = {"players": list(game.players), "rules": game.rules.changed()}
+    got_start = {key: game.start.get(key) for key in want_start}
+    if got != want or got_start != want_start:
+        report.fail(where, f"is not the deal that follows: expected {want | want_start}")
+    else:
+        report.ok()
+
+
+def check_document(document: Any, label: str = "record") -> CheckReport:
+    """A record or a match document, as its ``format`` says."""
+    if isinstance(document, dict) and document.get("format") == MATCH_FORMAT:
+        return check_match(document, label)
+    return check_record(document, label)
+
+
 def check_files(paths: list[str], out: Callable[[str], None] = print) -> int:
     """The ``check-record`` command: one line per failed check, then the totals."""
     passed = failed = 0
@@ -275,7 +364,7 @@ def check_files(paths: list[str], out: Callable[[str], None] = print) -> int:
             out(f"{path}: malformed: {e}")
             failed += 1
             continue
-        report = check_record(record, path)
+        report = check_document(record, path)
         for line in report.failures:
             out(line)
         passed += report.passed

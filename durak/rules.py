@@ -19,6 +19,11 @@ FIRST_BOUT_LIMITS = (5, 6)
 BOUT_LIMITS = (5, 6)
 PODKIDNOY = "podkidnoy"
 PILE_GAMES = ("own_trumps", "piled", "road")
+#: ``no_progress_draw``: this many takes in a row with no progress (no card to the
+#: discard, none drawn from the stock, nobody out) end the game as a draw.
+NO_PROGRESS_TAKES = 100
+#: ``end_reason`` of that draw.
+NO_PROGRESS = "no_progress"
 GAMES = (PODKIDNOY, *PILE_GAMES)
 OWN_TRUMPS_TAKE = ("top", "pile")
 JAPANESE_TRUMPS = ("S", "H", "D")
@@ -39,6 +44,7 @@ _BOOLS = (
     "return_last_card",
     "damka",
     "show_last_discard",
+    "no_progress_draw",
 )
 
 #: VARIANTS.md section 11: (option, options it may not be played with, why).
@@ -95,6 +101,8 @@ class Rules:
     show_last_discard: bool = False
     # PILE-GAMES.md
     own_trumps_take: str = "top"
+    # RULES-NOTES.md 77: a game that makes no progress for NO_PROGRESS_TAKES takes is a draw
+    no_progress_draw: bool = True
 
     def __post_init__(self) -> None:
         if self.game not in GAMES:
@@ -138,7 +146,7 @@ class Rules:
         default = Rules()
         for f in fields(self):
             name = f.name
-            if name in ("game", "show_last_discard", "own_trumps_take"):
+            if name in ("game", "show_last_discard", "own_trumps_take", "no_progress_draw"):
                 continue
             if getattr(self, name) != getattr(default, name):
                 raise ValueError(f"{name} is a podkidnoy option; {self.game} does not take it")

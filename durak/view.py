@@ -173,6 +173,9 @@ class PileView:
     dealer: int | None
     outcome: Outcome | None
     moves: int
+    #: Why the game ended, when it is not the plain end: ``"no_progress"``
+    #: (``no_progress_draw``, RULES-NOTES.md 77).
+    end_reason: str | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
         return (PileView, tuple(getattr(self, f.name) for f in fields(self)))

@@ -40,6 +40,8 @@ ENGINE = [
     ["-m", "durak", "selfplay", "--games", "5", "--players", "2-6", "--seed", "1",
      "--rules", '{"transfer": true}', "--out", "records"],  # README's self-play
     ["-m", "tests.bot.bench_render", "--steps", "10"],
+    ["-m", "tests.bot.bench_answers", "--asks", "2", "--scale", "0.05"],
+    ["-m", "durak.ai.endings", "--games", "1", "--iterations", "2"],
     ["-m", "tests.bot.webapp.bench_webapp", "--games", "2", "--players", "2", "--seconds", "3"],
     ["-m", "tests.service.bench_ratings", "--games", "5"],
 ]  # fmt: skip

@@ -21,6 +21,7 @@ from durak.service import GameInfo, GameService
 
 from ..screens.presenter import Presenter, place
 from ..transport import topics
+from ..transport.outbox import ANSWER
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
 from ..ui.i18n import DEFAULT, N_, _, language
@@ -33,8 +34,9 @@ Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
 REPEAT_WINDOW = 60.0
 #: The usernames remembered for ``/stats @name`` (the latest seen).
 USERNAMES_KEPT = 10_000
-#: Command answers go after the table and the lobby (the presenter's PRIORITY_GROUP).
-PRIORITY_REPLY = 1
+#: A command's answer goes before the chat's table (which waits one slot for it):
+#: a person asked, the table is coalesced anyway (issue 27 item 3).
+PRIORITY_REPLY = ANSWER
 #: At most this many questions wait for an answer; the oldest is forgotten first.
 PENDING_MAX = 4096
 #: At most this many of them are one user's (his oldest goes first): one player's flood
@@ -218,9 +220,9 @@ class FlowContext:
     # ---- replies and checks ---------------------------------------------------------
 
     def reply(self, chat_id: int, text: str, markup: Any = None, thread: int | None = None) -> None:
-        """A command's answer: after the chat's table and lobby (priority 2), which a
-        flood of commands must never hold up; in the forum topic it was asked in (or
-        ``thread``), never in a private chat's."""
+        """A command's answer: before the chat's table, which waits one slot for it
+        and no more however many answers queue (the outbox's ``ANSWER``); in the forum
+        topic it was asked in (or ``thread``), never in a private chat's."""
         topic = (topics.here() if thread is None else thread) if chat_id < 0 else 0
         self.outbox.send(chat_id, text, markup, priority=PRIORITY_REPLY, thread=topic)
 

@@ -5,6 +5,7 @@ trumps' suits, Play again, the record)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from telegram import Update, User
 from telegram.constants import ChatType
@@ -16,7 +17,7 @@ from ..screens.presenter import place
 from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import games_text, keyboards, render
-from ..ui.i18n import N_, _, language
+from ..ui.i18n import N_, _, language, n_
 from .context import (
     PRIORITY_REPLY,
     Answer,
@@ -360,15 +361,19 @@ class Lobbies:
             return Answer(render.refusal("unknown_game"), alert=True)
         if info.status == RUNNING:
             return Answer(render.refusal("game_running"), alert=True)
-        record = await self.service.export_record(game_id)
-        content = json.dumps(record, ensure_ascii=False, indent=1).encode()
-        caption = _(
-            "📄 Game #{id}: every deal and every move, to look back on or to check"
-            " (python -m durak check-record replays it)."
-        )
-        self.outbox.send_document(
-            chat_id, f"durak-game-{game_id}.json", content, caption.format(id=game_id), priority=2
-        )
+        if info.rules.sprint:  # the whole match, every deal (its last is this game)
+            document = await self.service.export_match(game_id)
+            caption = match_caption(game_id, document)
+            filename = f"durak-match-{game_id}.json"
+        else:
+            document = await self.service.export_record(game_id)
+            caption = _(
+                "📄 Game #{id}: every move of the game, to look back on or to check"
+                " (python -m durak check-record replays it)."
+            ).format(id=game_id)
+            filename = f"durak-game-{game_id}.json"
+        content = json.dumps(document, ensure_ascii=False, indent=1).encode()
+        self.outbox.send_document(chat_id, filename, content, caption, priority=PRIORITY_REPLY)
         return Answer(_("The record is on its way."))
 
     async def _join_button(self, context: Context, lobby: GameInfo, user: User) -> Answer:
@@ -388,3 +393,25 @@ class Lobbies:
         if info.status != LOBBY:  # the lobby was full with him: it started itself
             await self.ctx.dealt(info)
         return Answer(_("You are in!"))
+
+
+def match_caption(game_id: int, document: dict[str, Any]) -> str:
+    """What a match document holds: a sprint match's or a knock-out's every deal."""
+    deals = len(document["deals"])
+    if len(document["deals"][0]["players"]) > 2:
+        text = n_(
+            "📄 Knock-out ending with game #{id}: its {n} deal, every move of it (python"
+            " -m durak check-record replays it).",
+            "📄 Knock-out ending with game #{id}: all its {n} deals in order, every move of"
+            " each (python -m durak check-record replays them).",
+            deals,
+        )
+    else:
+        text = n_(
+            "📄 Sprint match ending with game #{id}: its {n} deal, every move of it"
+            " (python -m durak check-record replays it).",
+            "📄 Sprint match ending with game #{id}: all its {n} deals in order, every move"
+            " of each (python -m durak check-record replays them).",
+            deals,
+        )
+    return text.format(id=game_id, n=deals)

@@ -14,7 +14,7 @@ from ..transport import topics
 from ..ui import games_menu, games_text, render
 from ..ui import settings_menu as menu
 from ..ui.i18n import _, language
-from .context import Answer, Context, FlowContext, Press, sent_as
+from .context import PRIORITY_REPLY, Answer, Context, FlowContext, Press, sent_as
 
 
 class SettingsMenu:
@@ -58,7 +58,7 @@ class SettingsMenu:
             menu.menu_text(current),
             menu.menu_keyboard(current),
             notify=True,
-            priority=2,
+            priority=PRIORITY_REPLY,
             thread=topics.here(),
         )
 
@@ -78,7 +78,9 @@ class SettingsMenu:
                 return Answer(render.refusal("bad_callback"), alert=True)
             if code == menu.CLOSE:
                 with language(await self.langs.of_group(chat.id, user.id)):
-                    self.outbox.show(chat.id, "settings", menu.menu_text(before), None, priority=2)
+                    self.outbox.show(
+                        chat.id, "settings", menu.menu_text(before), None, priority=PRIORITY_REPLY
+                    )
                 self.outbox.release(chat.id, "settings")  # after that edit, not instead of it
                 return Answer(_("Saved."))
             if code == menu.BACK:
@@ -98,7 +100,7 @@ class SettingsMenu:
                 "settings",
                 menu.menu_text(settings),
                 menu.menu_keyboard(settings),
-                priority=2,
+                priority=PRIORITY_REPLY,
                 thread=topics.here(),  # a new post goes to the topic it was asked in
             )
 
@@ -129,7 +131,7 @@ class SettingsMenu:
                 "settings",
                 menu.values_text(code, before),
                 menu.values_keyboard(code, before, tuple(allowed)),
-                priority=2,
+                priority=PRIORITY_REPLY,
                 thread=topics.here(),
             )
         return Answer()
@@ -146,7 +148,7 @@ class SettingsMenu:
                     "settings",
                     games_menu.list_text(before),
                     games_menu.list_keyboard(before),
-                    priority=2,
+                    priority=PRIORITY_REPLY,
                     thread=topics.here(),
                 )
             return Answer()

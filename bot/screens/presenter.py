@@ -22,7 +22,7 @@ from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameServic
 from durak.view import PileView
 
 from ..seats.timers import Changed, Show, TurnTimers
-from ..transport.outbox import Outbox
+from ..transport.outbox import ANSWER, Outbox
 from ..ui import events, keyboards, ratings_text, render
 from ..ui.i18n import _, language
 from .languages import Languages
@@ -353,7 +353,7 @@ class Presenter:
             text,
             markup,
             notify=repost,
-            priority=PRIORITY_GROUP,
+            priority=ANSWER,  # someone just joined, left or started: before the tables
             thread=info.thread_id,
         )
         if info.status != "lobby":  # closed for good: its id need not be kept
@@ -617,7 +617,14 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         story = events.story(info.game_id, info.game) if info.game is not None else None
         table = render.Table(
-            info.game_id, info.version, title, info.seats, view, info.ending, story=story
+            info.game_id,
+            info.version,
+            title,
+            info.seats,
+            view,
+            info.ending,
+            story=story,
+            rules=info.rules,
         )
         self.outbox.show(
             user_id,
@@ -639,7 +646,16 @@ class Presenter:
         title = await self.titles.get(info.chat_id)
         story = events.story(info.game_id, game)
         return render.Table(
-            info.game_id, version, title, info.seats, public, info.ending, left, story, timeouts
+            info.game_id,
+            version,
+            title,
+            info.seats,
+            public,
+            info.ending,
+            left,
+            story,
+            timeouts,
+            game.rules,
         )
 
     async def _tallies(self, info: GameInfo) -> list[Tally]:
@@ -668,26 +684,31 @@ class Presenter:
         game = info.game
         outcome = game.result if game is not None else None
         view = game.view(None) if game is not None else None
-        reason = view.end_reason if isinstance(view, View) else None
+        reason = view.end_reason if view is not None else None
+        match = view.match if isinstance(view, View) else None
         with language(await self.langs.of_group(info.chat_id, info.creator_id)):
             lines = ["🏁 " + render.outcome_line(info.seats, outcome, info.ending, reason)]
+            if following is not None and match is not None:  # a sprint deal, the match goes on
+                head, *rest = render.deal_ended_lines(match, info.seats, outcome)
+                lines = ["🏁 " + head, *rest]
             scored = info.ending is None or info.ending.reason != "cancelled"
             if game is not None and scored:
                 order = render.out_order_line(
                     info.seats, events.story(info.game_id, game).out_order
                 )
                 if order:
-                    lines.append(order)
-            match = view.match if isinstance(view, View) else None
-            if match is not None:
+                    lines.insert(1, order)
+            if match is not None and following is None:
                 lines += render.match_lines(match)
             if following is None and scored:
                 series = render.series_line(await self._tallies(info))
                 if series:
                     lines.append(series)
-            lines += await self._recap(info, game)
-            if following is not None:
-                lines.append(_("The next deal follows."))
+            recap = await self._recap(info, game)
+            if following is not None and match is not None:
+                lines[-1:-1] = recap  # before "Deal N+1 follows."
+            else:
+                lines += recap
             self.outbox.send(
                 info.chat_id,
                 "\n".join(lines),

@@ -2,7 +2,8 @@
 
 Each running game has at most one deadline, for its current version: whoever the
 game waits for acts by then, or the bot acts for them (a thrower passes, the
-defender takes, an opener plays his lowest card). Deadlines are stored, so they
+defender covers with his cheapest card that beats and takes only when he cannot,
+an opener plays his lowest card: ``Game.timeout_action``). Deadlines are stored, so they
 survive a restart. A player who timed out two decisions in a row is away: the
 bot plays for him at once until he presses a button again. AI seats are played
 the same way, by their own decision function.
@@ -263,7 +264,7 @@ class TurnTimers:
         timed_out: bool = False,
     ) -> None:
         """Act for ``seats`` if the game is still where the clock found it, in the
-        order the game says (podkidnoy: throwers pass first, then the defender takes)."""
+        order the game says (podkidnoy: throwers pass first, then the defender answers)."""
         if pause:
             await asyncio.sleep(pause)
         info = await self._service.game(game_id)

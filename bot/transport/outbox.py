@@ -41,7 +41,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 from .budget import MODES, GlobalCap, Metrics
 from .request import BotApi, NotSent
 
-__all__ = ["DEFAULT_LIMITS", "Outbox", "SendLimits"]
+__all__ = ["ANSWER", "DEFAULT_LIMITS", "Outbox", "SendLimits"]
 
 _LOGGER = logging.getLogger(__name__)
 _NO_PREVIEW = {"is_disabled": True}
@@ -141,6 +141,15 @@ class SendLimits:
 
 DEFAULT_LIMITS = SendLimits()
 
+#: Items of this priority or above answer a person (a command's reply, the lobby he has
+#: just joined): they go before anything queued in their chat, tables included
+#: (issue 27 items 3 and 5).
+ANSWER = 4
+#: ... but at most this many in a row: then the oldest item they displaced goes (a
+#: lobby posted and joined at once are both answered at once; a flood of answers
+#: leaves the tables every third slot).
+OVERTAKE_RUN = 2
+
 
 @dataclass(slots=True, eq=False)
 class _Item:
@@ -198,6 +207,7 @@ class _Chat:
     window_max: int = 0
     sent: deque[float] = field(default_factory=deque)  # the starts of the latest sends
     slow_until: float = float("-inf")  # after a 429: half the pace, no burst, until then
+    overtook: int = 0  # answers sent in a row ahead of older items (OVERTAKE_RUN at most)
 
     def recompute_priority(self) -> None:
         self.priority = max((item.priority for item in self.queue), default=0)
@@ -475,24 +485,45 @@ class Outbox:
         self._unlist(chat, item)
 
     def _take_head(self, chat: _Chat) -> _Item:
-        """The chat's next item: the oldest of its highest priority, so a chat's table and
-        lobby (priority 2) go before a pile of command replies (1) queued ahead of them.
-        Items of one priority keep their order, and a one-off send never overtakes a
-        show queued before it (an announcement follows the table it is about)."""
-        item = chat.queue[0]
-        if item.priority < chat.priority:
-            ahead: list[_Item] = []
-            for later in chat.queue:
-                if later.priority == chat.priority:
-                    if later.place is not None or all(i.place is None for i in ahead):
-                        item = later
-                    break
-                ahead.append(later)
+        """The chat's next item. A person's answer (priority :data:`ANSWER` or above: a
+        command's reply, the lobby he joined) goes first, before whatever is queued,
+        places included; after :data:`OVERTAKE_RUN` answers in a row the oldest item
+        they displaced goes (so a table waits that many slots at most, however many
+        answers queue). Otherwise the oldest of the highest priority, so a
+        chat's table (priority 2) goes before a pile of panels (0) queued ahead of it.
+        Items of one priority keep their order, and a one-off send below :data:`ANSWER`
+        never overtakes a show queued before it (an announcement follows the table it is
+        about)."""
+        item = self._choose(chat)
         if item is chat.queue[0]:
             chat.queue.popleft()
         else:
             chat.queue.remove(item)
         self._unlist(chat, item)
+        return item
+
+    def _choose(self, chat: _Chat) -> _Item:
+        queue = chat.queue
+        if chat.priority >= ANSWER:
+            answer = next(i for i in queue if i.priority >= ANSWER)
+            if answer is queue[0]:
+                chat.overtook = 0
+                return answer
+            if chat.overtook < OVERTAKE_RUN:
+                chat.overtook += 1
+                return answer
+        chat.overtook = 0
+        rest = [i for i in queue if i.priority < ANSWER] if chat.priority >= ANSWER else queue
+        top = max(i.priority for i in rest)
+        item = rest[0]
+        if item.priority < top:
+            ahead: list[_Item] = []
+            for later in rest:
+                if later.priority == top:
+                    if later.place is not None or all(i.place is None for i in ahead):
+                        item = later
+                    break
+                ahead.append(later)
         return item
 
     def _unlist(self, chat: _Chat, item: _Item) -> None:

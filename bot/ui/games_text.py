@@ -9,7 +9,7 @@ combination. Pure: rules in, text or changes out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from durak import Rules
@@ -89,6 +89,7 @@ OPTION_NAMES = {
     "bout_limit": N_("Cards in a bout"),
     "show_last_discard": N_("Show the last discard"),
     "own_trumps_take": N_("Own trumps: a take costs"),
+    "no_progress_draw": N_("Draw when nothing changes"),
 }
 
 #: Why a pile game dropped an option: it takes none of podkidnoy's (PILE-GAMES.md 1.2).
@@ -181,15 +182,17 @@ def choose(choice: Choice, current: Rules) -> Chosen:
                 own_trumps_take=current.own_trumps_take,
                 show_last_discard=current.show_last_discard,
             )
+        base = replace(base, no_progress_draw=current.no_progress_draw)
         reset = tuple(
             (f.name, PILE_RESET)
             for f in fields(Rules)
-            if f.name not in ("game", "own_trumps_take", "show_last_discard")
+            if f.name not in ("game", "own_trumps_take", "show_last_discard", "no_progress_draw")
             and getattr(current, f.name) != getattr(Rules(), f.name)
         )
         return Chosen(base, reset)
     values = current.to_dict() if current.podkidnoy else Rules().to_dict()
     values["show_last_discard"] = current.show_last_discard
+    values["no_progress_draw"] = current.no_progress_draw
     values.update(game=PODKIDNOY, own_trumps_take="top", japanese=None)
     for flag in GAME_FLAGS:
         values[flag] = False
@@ -377,6 +380,8 @@ def option_lines(rules: Rules) -> list[str]:
             lines.append(_("A take costs: {cost}").format(cost=cost))
         if rules.game == "road" and rules.show_last_discard:
             lines.append(_("The last cleared pile stays visible"))
+        if not rules.no_progress_draw:
+            lines.append(_("No draw when nothing changes"))
         return lines
     throw = _("the attacker and the defender's left neighbour")
     if rules.throw_in == "all":
@@ -399,6 +404,7 @@ def option_lines(rules: Rules) -> list[str]:
         (rules.partial_defence, _("partial defence")),
         (rules.return_last_card, _("return the last card")),
         (rules.show_last_discard, _("the last discard stays visible")),
+        (not rules.no_progress_draw, _("no draw when nothing changes")),
     ]
     on = [name for enabled, name in variants if enabled]
     lines.append(_("Variants: {list}").format(list=", ".join(on) if on else _("none")))

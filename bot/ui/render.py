@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from durak import Card, Rules, View
 from durak.actions import Attack
 from durak.cards import deck
+from durak.rules import NO_PROGRESS, NO_PROGRESS_TAKES
 from durak.service import SURRENDER, Ending, GameInfo, Seat, Tally
 from durak.view import MatchView, Outcome, PileView
 
@@ -51,6 +52,8 @@ class Table:
     story: Story | None = None
     #: the last timeouts, if no person moved since: (seat, what the bot did for him)
     timeouts: tuple[tuple[int, str], ...] = ()
+    #: the game's rules: the table names the game and its options under its head
+    rules: Rules | None = None
 
 
 def esc(text: str) -> str:
@@ -110,6 +113,11 @@ def rules_lines(rules: Rules) -> list[str]:
     return games_text.option_lines(rules)
 
 
+def options_line(rules: Rules) -> str:
+    """The game and its options on one line: the lobby's and every table's."""
+    return "📜 " + " · ".join(rules_lines(rules))
+
+
 def rules_text(rules: Rules) -> str:
     """/rules: the options in force, then how the game plays in a few lines."""
     lines = ["<b>" + _("Rules in force") + "</b>"]
@@ -135,7 +143,7 @@ def lobby_text(seats: Sequence[Seat], rules: Rules, creator: str, closed: str = 
         lines.append(_("Nobody has joined yet."))
     lines.append("")
     # one line: the lobby is read at a glance, and /rules has the long form
-    lines.append("📜 " + " · ".join(rules_lines(rules)))
+    lines.append(options_line(rules))
     if not closed:
         lines.append("")
         lines.append(_("Press Join to play; the creator or an admin presses Start."))
@@ -150,7 +158,7 @@ def again_lobby_text(seats: Sequence[Seat], rules: Rules, creator: str) -> str:
         mark = "✅" if s.ready or s.is_ai else "⏳"
         lines.append(f"{mark} {player(s)}")
     lines.append("")
-    lines.append("📜 " + " · ".join(rules_lines(rules)))
+    lines.append(options_line(rules))
     lines.append("")
     lines.append(
         _(
@@ -233,6 +241,8 @@ def timeout_line(t: Table) -> str:
         "take": _("took the cards"),
         "attack": _("the lowest card was played"),
         "lead": _("the lowest card was played"),
+        "defend": _("covered with the cheapest card that beats"),
+        "beat": _("beaten with the cheapest card that beats"),
     }
     parts = [
         _("{name} ran out of time: {what}").format(
@@ -326,6 +336,12 @@ def outcome_line(
 ) -> str:
     if end_reason == "repetition" and (ending is None or ending.reason == "played"):
         return _("The same position again: a draw.")
+    if end_reason == NO_PROGRESS and (ending is None or ending.reason == "played"):
+        return n_(
+            "{n} take in a row changed nothing: a draw.",
+            "{n} takes in a row changed nothing: a draw.",
+            NO_PROGRESS_TAKES,
+        ).format(n=NO_PROGRESS_TAKES)
     if ending is not None and ending.reason == SURRENDER and ending.loser is not None:
         return _("{name} left the game and is the durak.").format(name=player(seats[ending.loser]))
     if ending is not None and ending.reason == "cancelled":
@@ -367,23 +383,29 @@ def _trump_line(v: View) -> str:
     return line
 
 
-def match_lines(m: MatchView) -> list[str]:
-    """A sprint match: the score between deals, the result once decided."""
+def match_lines(m: MatchView, over: bool = False) -> list[str]:
+    """A sprint match: the score between deals, the result once decided; ``over``:
+    the deal shown has ended (its number, not the next one's, beside its score)."""
     if m.deals is not None:
         score = " : ".join(f"{esc(name)} {wins}" for name, wins in m.wins)
-        lines = [
-            _("Sprint match, deal {played} of {deals}: {score}").format(
-                played=min(m.played + (0 if m.decided else 1), m.deals), deals=m.deals, score=score
-            )
-            if not m.decided
-            else _("Sprint match after {played} deals: {score}").format(
+        if m.decided:
+            line = _("Sprint match after {played} deals: {score}").format(
                 played=m.played, score=score
             )
-        ]
+        elif over:
+            line = _("Sprint match, deal {played} of {deals} is over: {score}").format(
+                played=m.played, deals=m.deals, score=score
+            )
+        else:
+            line = _("Sprint match, deal {played} of {deals}: {score}").format(
+                played=min(m.played + 1, m.deals), deals=m.deals, score=score
+            )
+        lines = [line]
     else:
         lines = [
             _("Knock-out, deal {n}; still in: {names}").format(
-                n=m.played + (0 if m.decided else 1), names=", ".join(esc(x) for x in m.remaining)
+                n=m.played + (0 if m.decided or over else 1),
+                names=", ".join(esc(x) for x in m.remaining),
             )
         ]
         if m.eliminated:
@@ -394,6 +416,36 @@ def match_lines(m: MatchView) -> list[str]:
         lines.append("🏆 " + _("{name} wins the match!").format(name=esc(m.winner)))
     elif m.draw:
         lines.append("🏆 " + _("The match is drawn."))
+    return lines
+
+
+def deal_ended_lines(m: MatchView, seats: Sequence[Seat], outcome: Outcome | None) -> list[str]:
+    """A sprint deal the match goes on after, as the group reads it: which deal
+    ended and who lost it, the score (or who is still in), and that the next one
+    follows."""
+    losers = outcome.losers if outcome is not None else ()
+    name = player(seats[losers[0]]) if len(losers) == 1 else ""
+    if m.deals is not None:
+        if name:
+            head = _("Deal {n} of {deals} is over: {name} lost it.").format(
+                n=m.played, deals=m.deals, name=name
+            )
+        else:
+            head = _("Deal {n} of {deals} is over: a draw, nobody wins it.").format(
+                n=m.played, deals=m.deals
+            )
+        score = " : ".join(f"{esc(who)} {wins}" for who, wins in m.wins)
+        lines = [head, _("Sprint match score: {score}").format(score=score)]
+    else:
+        if name:
+            head = _("Knock-out, deal {n} is over: {name} lost it and is out.").format(
+                n=m.played, name=name
+            )
+        else:
+            head = _("Knock-out, deal {n} is over: a draw, nobody is out.").format(n=m.played)
+        still = ", ".join(esc(x) for x in m.remaining)
+        lines = [head, _("Still in: {names}").format(names=still)]
+    lines.append(_("Deal {n} follows.").format(n=m.played + 1))
     return lines
 
 
@@ -414,15 +466,23 @@ def _english_line(t: Table) -> str:
     return ""
 
 
+def _head(t: Table) -> list[str]:
+    """The table's head: the group, then the game in force and its options (every
+    version of the message, from the deal to the end)."""
+    head = ["🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)]
+    if t.rules is not None:
+        head.append(options_line(t.rules))
+    return head
+
+
 def table_text(t: Table) -> str:
     """The game as the group sees it, and the top of every private panel."""
     v = t.view
     if isinstance(v, PileView):
         return pile_table_text(t)
-    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
-    lines = [head]
+    lines = _head(t)
     if v.match is not None:
-        lines += match_lines(v.match)
+        lines += match_lines(v.match, over=v.outcome is not None)
     lines += [
         _trump_line(v),
         _("Stock: {stock} · Discard: {discard}").format(stock=v.stock, discard=v.discard),
@@ -575,15 +635,15 @@ def pile_table_text(t: Table) -> str:
     """A pile game as the group sees it (and the top of the panels): no hand."""
     v = t.view
     assert isinstance(v, PileView)
-    head = "🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)
-    lines = [head, *_pile_trump_lines(v), ""]
+    lines = [*_head(t), *_pile_trump_lines(v), ""]
     lines += [_pile_seat_line(t, s) for s in range(len(v.seats))]
     lines += ["", *pile_lines(v)]
     event = last_event(t)
     if event:
         lines += ["", event]
     if v.outcome is not None or t.ending is not None:
-        lines += ["", "🏁 <b>" + outcome_line(t.seats, v.outcome, t.ending) + "</b>"]
+        end = outcome_line(t.seats, v.outcome, t.ending, v.end_reason)
+        lines += ["", "🏁 <b>" + end + "</b>"]
         return "\n".join(lines)
     timeout = timeout_line(t)
     if timeout:

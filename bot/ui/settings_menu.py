@@ -36,6 +36,7 @@ OPTIONS: tuple[tuple[str, str, tuple[Any, ...]], ...] = (
     ("bl", "bout_limit", (6, 5)),
     ("sd", "show_last_discard", (False, True)),
     ("ot", "own_trumps_take", ("top", "pile")),
+    ("np", "no_progress_draw", (True, False)),
     ("tt", "turn_timeout", (60, 90, 120, 300, None, 15, 30)),
     ("lg", "language", (None, *SUPPORTED)),
     ("rc", "recap", (True, False)),
@@ -67,6 +68,10 @@ EXPLAIN = {
     "bout_limit": N_("How many cards every bout may hold."),
     "show_last_discard": N_("Everyone sees the last cards discarded."),
     "own_trumps_take": N_("What a player who cannot beat has to take."),
+    "no_progress_draw": N_(
+        "A game where 100 takes in a row change nothing (no card discarded or drawn,"
+        " nobody out) ends as a draw, so it cannot go on for ever."
+    ),
     "turn_timeout": N_("How long a player may think before the bot moves for him."),
     "language": N_("The language of the group's messages."),
     "recap": N_("Two short lines after each game: the decisive bout, cards taken, rating changes."),
@@ -80,7 +85,11 @@ LABELS = {
 }
 
 #: What a pile game takes besides the turn time and the language (PILE-GAMES.md 1.2).
-PILE_OPTIONS = {"own_trumps": ("own_trumps_take",), "road": ("show_last_discard",)}
+PILE_OPTIONS = {
+    "own_trumps": ("own_trumps_take", "no_progress_draw"),
+    "piled": ("no_progress_draw",),
+    "road": ("show_last_discard", "no_progress_draw"),
+}
 
 
 def shown(name: str, settings: ChatSettings) -> bool:

@@ -270,7 +270,7 @@ def _notes(t: render.Table) -> list[str]:
     lines: list[str] = []
     if isinstance(v, View):
         if v.match is not None:
-            lines += render.match_lines(v.match)
+            lines += render.match_lines(v.match, over=v.outcome is not None)
         lines.append(render._trump_line(v))
         if v.first_bout:
             lines.append(render._opening(t))

@@ -114,7 +114,12 @@ def choose(level: str, obs: PileObservation, rng: random.Random) -> Action:
     legal = obs.view.legal
     if not legal:
         raise ValueError("this seat has nothing to decide")
-    if level == "random" or (level == "easy" and rng.random() < CARELESS):
+    if level == "random":
         return rng.choice(legal)
+    if level == "easy" and rng.random() < CARELESS:
+        # careless, but not idle: a card when he has one to play (a take moves
+        # nothing out of play, and takes alone can go round for ever)
+        plays = [a for a in legal if a != TAKE]
+        return rng.choice(plays or legal)
     action = greedy(obs) if level == "greedy" else normal(obs)
     return action if action in legal else legal[0]

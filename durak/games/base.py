@@ -173,7 +173,8 @@ class Game:
 
     def timeout_action(self, seat: int) -> Action:
         """What is played for ``seat`` when his time runs out (he must be an actor):
-        the decision that commits him least (pass, take, or his lowest card)."""
+        a move that makes progress and commits him least (pass, the cheapest card that
+        beats, or his lowest card; take only when he cannot beat)."""
         raise NotImplementedError
 
     # ---- reading ----------------------------------------------------------------------

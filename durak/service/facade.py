@@ -373,6 +373,11 @@ class GameService:
         so it shows exactly what is durable."""
         return await self._reads.export_record(game_id)
 
+    async def export_match(self, game_id: int) -> dict[str, Any]:
+        """The sprint match ``game_id`` ends (or is a deal of), every deal's record
+        in order, as one ``durak-match/1`` document."""
+        return await self._reads.export_match(game_id)
+
     async def tally(self, chat_id: int, user_id: int) -> Tally:
         return await self._reads.tally(chat_id, user_id)
 

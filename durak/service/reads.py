@@ -3,10 +3,11 @@ group) may see; a game's record; tallies. Nothing here writes."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..errors import IllegalAction, MalformedRecord
-from ..records import export_record, replay
+from ..records import MAX_DEALS, export_record, match_document, replay
 from ..view import GameView
 from .codec import record_of
 from .core import Core
@@ -113,6 +114,21 @@ class Reads:
             name += ", cancelled"
         return export_record(game, name=name)
 
+    async def export_match(self, game_id: int) -> dict[str, Any]:
+        """The sprint match (or knock-out) ``game_id`` is a deal of, up to that deal,
+        as one ``durak-match/1`` document: every deal's record, first to last. The
+        deals before it are found through ``previous_game_id`` while a deal's start
+        says deals were played before it in its match."""
+        chain = [game_id]
+        async with self._core.store.reading() as tx:
+            row = await self._core.row(tx, game_id)
+            while len(chain) < MAX_DEALS and _played_before(row.start) and row.previous_game_id:
+                row = await self._core.row(tx, row.previous_game_id)
+                chain.append(row.game_id)
+        records = [await self.export_record(g) for g in reversed(chain)]
+        name = f"match of {len(records)} deals ending with game {game_id}"
+        return match_document(records, name=name)
+
     # ---- tallies ------------------------------------------------------------------
 
     async def tally(self, chat_id: int, user_id: int) -> Tally:
@@ -124,3 +140,14 @@ class Reads:
         """Best first: the lowest share of losses, then the most games played."""
         async with self._core.store.reading() as tx:
             return await tx.leaderboard(chat_id, max(0, limit))
+
+
+def _played_before(start: str | None) -> bool:
+    """Whether a deal's stored start says deals of its match were played before it
+    (an unreadable start says nothing: its game's record refuses it)."""
+    try:
+        found = json.loads(start) if start else None
+    except ValueError:
+        return False
+    match = found.get("match") if isinstance(found, dict) else None
+    return isinstance(match, dict) and bool(match.get("played"))

@@ -14,11 +14,13 @@ AI's play of the variants is another branch's work.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Iterable
 
 from durak import game_from_record, replay
 from durak.actions import RETURN_CARD, action_from_step
+from durak.records import check_document
 from durak.service import GameService
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import async_test
@@ -60,6 +62,29 @@ def steps(record: dict) -> list[dict]:
     return [s for s in record["steps"] if "do" in s]
 
 
+async def the_record(table: Table, server: FakeTelegram, ended) -> tuple[dict, str]:
+    """Press the end's record button: the document sent, and its caption."""
+    button = next(b.callback_data for b in ended.buttons if b.callback_data.startswith("1h."))
+    await table.press(table.users[0], ended, button)
+    doc = await server.wait_for(
+        lambda: next((m for m in server.messages(table.group) if m.document), None),
+        10,
+        what="the record",
+    )
+    return json.loads(doc.document.data), doc.plain_text or ""
+
+
+def whole_match(document: dict, records: list[dict], caption: str, what: str) -> None:
+    """The match's document: every deal's record in order, which the checker passes,
+    and a caption that says so (issue 27 item 2)."""
+    assert document["format"] == "durak-match/1"
+    assert document["deals"] == records
+    report = check_document(document)
+    assert not report.failures and report.passed > len(records)
+    assert f"{what} ending with game #" in caption
+    assert f"all its {len(records)} deals in order, every move of each" in caption
+
+
 def clean(table: Table, server: FakeTelegram, errors) -> None:
     assert not table.leaks, table.leaks
     assert not server.unanswered_callbacks()
@@ -97,7 +122,9 @@ async def test_a_whole_sprint_match_of_two(make_fake_telegram, tmp_path, errors)
         tables = {
             m.message_id for g in chain for m in await service.messages(g) if m.kind == "table"
         }
+        document, caption = await the_record(table, server, ended)
 
+    whole_match(document, records, caption, "Sprint match")
     assert chain[0] == first and len(chain) >= 6  # nobody can win 6 of 10 sooner
     match = infos[-1].game.view(None).match
     assert match is not None and match.decided and match.played == len(chain)
@@ -109,9 +136,11 @@ async def test_a_whole_sprint_match_of_two(make_fake_telegram, tmp_path, errors)
     stock_texts = {e.message_id for e in group.shown if "Stock:" in e.plain_text}
     assert stock_texts == tables
     # between deals: the deal's fool, the score, and no Play again yet
-    between = [m for m in table.bot_messages(group) if "The next deal follows." in m.plain_text]
+    between = [m for m in table.bot_messages(group) if "follows." in m.plain_text]
     assert len(between) == len(chain) - 1
-    assert all("Sprint match, deal" in m.plain_text and not m.buttons for m in between)
+    for k, m in enumerate(between):  # the deal that ended, its fool, the score, the next
+        assert f"Deal {k + 1} of 10 is over" in m.plain_text and not m.buttons
+        assert "Sprint match score:" in m.plain_text and f"Deal {k + 2} follows." in m.plain_text
     table_text = server.message(group, tables.pop()).plain_text or ""
     assert "Sprint match after" in table_text or "Sprint match, deal" in table_text
     # the match's result, and the tally of VARIANTS.md 2.6: one game, one loss
@@ -146,7 +175,9 @@ async def test_a_knock_out_of_three(make_fake_telegram, tmp_path, errors):
         tables = {
             m.message_id for g in chain for m in await service.messages(g) if m.kind == "table"
         }
+        document, caption = await the_record(table, server, ended)
 
+    whole_match(document, records, caption, "Knock-out")
     match = infos[-1].game.view(None).match
     assert match.deals is None and match.winner is not None and match.played == len(chain)
     assert len(match.eliminated) == 2 and match.winner not in match.eliminated

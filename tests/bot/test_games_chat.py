@@ -111,7 +111,7 @@ def test_a_game_too_small_for_the_lobby_is_refused_saying_so():
 def test_pile_games_offer_only_their_own_options():
     road = settings(game="road")
     codes = [b.callback_data for row in menu.menu_keyboard(road).inline_keyboard for b in row]
-    assert codes == [cb.setting(c) for c in ("gm", "sd", "tt", "lg", "rc", "x")]
+    assert codes == [cb.setting(c) for c in ("gm", "sd", "np", "tt", "lg", "rc", "x")]
     own = settings(game="own_trumps")
     codes = [b.callback_data for row in menu.menu_keyboard(own).inline_keyboard for b in row]
     assert cb.setting("ot") in codes and cb.setting("dk") not in codes

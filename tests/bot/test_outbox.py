@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.transport.outbox import Outbox, SendLimits, retry_after_seconds
+from bot.transport.outbox import ANSWER, Outbox, SendLimits, retry_after_seconds
 from bot.transport.request import AiohttpRequest, NotSentError, NotSentTimeout
 from tests.fake_telegram import Chat, FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
@@ -259,7 +259,7 @@ async def test_send_keeps_its_place_after_a_show(make_fake_telegram: FakeTelegra
     group = tg.add_group("Durak", [tg.add_user("Ann")])
     async with running(tg, start=False) as outbox:
         outbox.show(group.id, "table:1", "table v1")
-        outbox.send(group.id, "Bob is the durak!", priority=5)
+        outbox.send(group.id, "Bob is the durak!", priority=3)  # below ANSWER: no overtaking
         outbox.show(group.id, "table:1", "table v2")  # coalesced: keeps the first place
         await outbox.start()
         await outbox.idle(5)
@@ -647,3 +647,23 @@ async def test_show_later_renders_only_what_is_sent(
     assert (
         len(rendered) == tg.request_count("sendMessage") + tg.request_count("editMessageText") - 1
     )
+
+
+@async_test
+async def test_an_answer_goes_first_and_the_table_it_displaced_next(
+    make_fake_telegram: FakeTelegramFactory,
+) -> None:
+    """A person's answer (priority ANSWER) goes before the tables queued ahead of it,
+    two answers in a row at most: then the oldest displaced item goes (issue 27 items
+    3 and 5)."""
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    async with running(tg, start=False) as outbox:
+        outbox.show(group.id, "table:1", "table one", priority=2)
+        outbox.show(group.id, "table:2", "table two", priority=2)
+        outbox.send(group.id, "the rules", priority=ANSWER)
+        outbox.send(group.id, "the stats", priority=ANSWER)
+        outbox.send(group.id, "the help", priority=ANSWER)
+        await outbox.start()
+        await outbox.idle(5)
+    assert texts(tg, group) == ["the rules", "the stats", "table one", "the help", "table two"]

@@ -261,7 +261,7 @@ def test_a_sprint_deal_hands_its_table_message_to_the_next_deal():
     asyncio.run(presenter.changed(ended, finished=True))
     assert outbox.ids.get((-5, "table:2")) == 77
     assert any(chat == -5 and slot == "table:2" for chat, slot, *_ in outbox.shown)
-    assert any("The next deal follows." in text for text in outbox.sent)
+    assert any("Deal 2 follows." in text for text in outbox.sent)
 
 
 class LaggingOutbox(Outbox):

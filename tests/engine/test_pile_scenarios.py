@@ -143,7 +143,8 @@ def test_the_game_interface_gives_the_choosing_order_from_seed_deals_by():
 
 def test_own_trumps_takes_the_lobbys_suits_and_keeps_them_for_the_series():
     trumps = {"A": "C", "B": "D", "C": "S"}
-    g = Game.from_seed(Rules(game="own_trumps"), ["A", "B", "C"], 5, Series(trumps=trumps))
+    rules = Rules(game="own_trumps", no_progress_draw=False)  # random play: to a loss
+    g = Game.from_seed(rules, ["A", "B", "C"], 5, Series(trumps=trumps))
     assert g.expected("trumps") == trumps
     play_random(g, random.Random(5))
     nxt = g.next_game()
@@ -377,9 +378,23 @@ def test_legal_lists_only_pile_actions():
 # ---- timeouts -------------------------------------------------------------------
 
 
-def test_timeout_takes_when_answering_and_leads_the_lowest_card():
+def test_timeout_beats_when_it_can_takes_when_not_and_leads_the_lowest_card():
     g = _precedence_game()
-    assert g.timeout_seats() == [1] and g.timeout_action(1) == TAKE
+    assert g.timeout_seats() == [1] and g.timeout_action(1) == Beat(parse_card("8C"))
+    trumped = start(  # a trump is spent only when no plain card beats
+        "piled",
+        "AB",
+        {"trump": "S", "hands": {"A": ["QS", "KD"], "B": ["6S", "AS", "9H"]}, "pile": ["7C"],
+         "turn": "B", "phase": "answer"},
+    )  # fmt: skip
+    assert trumped.timeout_action(1) == Beat(parse_card("6S"))
+    cannot = start(
+        "piled",
+        "AB",
+        {"trump": "S", "hands": {"A": ["QS", "KD"], "B": ["9H", "6D"]}, "pile": ["7C"],
+         "turn": "B", "phase": "answer"},
+    )  # fmt: skip
+    assert cannot.timeout_action(1) == TAKE
     act(g, "B take")
     assert g.turn == 2 and g.timeout_action(2) == Lead(parse_card("KD"))
     own = start(

@@ -141,6 +141,8 @@ def _old_podkidnoy(game: Podkidnoy) -> dict[str, Any]:
         "start": game.start,
         "history": [[seat, action.step()] for seat, action in game.history],
     }
+    if game.stall:  # no_progress_draw's count (issue 27 item 6), written once it counts
+        data["stall"] = game.stall
     if game.varied:
         data.update(
             {
@@ -159,6 +161,8 @@ def _old_podkidnoy(game: Podkidnoy) -> dict[str, Any]:
                 "transferred": game.transferred,
             }
         )
+    elif game.end_reason is not None:
+        data["end_reason"] = game.end_reason
     return data
 
 
@@ -188,6 +192,7 @@ def _old_pile(g: PileGame) -> dict[str, Any]:
         "result": None if r is None else {"losers": list(r.losers), "draw": r.draw},
         "start": g.start,
         "history": [[seat, action.step()] for seat, action in g.history],
+        **({"stall": g.stall} if g.stall else {}),
     }
 
 

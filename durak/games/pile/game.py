@@ -13,10 +13,10 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from ...actions import TAKE, Action, Lead
+from ...actions import TAKE, Action, Beat, Lead
 from ...cards import Card, Suit, card_of, cards_of, deck, parse_suit, sort_key
 from ...errors import IllegalAction, MalformedRecord
-from ...rules import Rules
+from ...rules import NO_PROGRESS, Rules
 from ...view import PileView, SeatInfo
 from ..base import AFTER_DRAW, AFTER_LOSS, FIRST, Game, Series, series_dealer
 from . import deal, own_trumps, play
@@ -43,6 +43,7 @@ class PileGame(Game):
         "out_of_play",
         "phase",
         "pile",
+        "stall",
         "stock",
         "suits",
         "trump",
@@ -63,6 +64,7 @@ class PileGame(Game):
     discard_mask: int  # the discarded cards this game saw (a position may give a count)
     out_of_play: int  # road with 5 players: the 36th card; else -1
     last_cleared: list[int] | None  # road: the last pile cleared
+    stall: int  # no_progress_draw: takes since the last progress (RULES-NOTES.md 77)
     dealer: int
     _views: dict[int | None, PileView]  # this state's views by seat (None: public)
 
@@ -87,6 +89,7 @@ class PileGame(Game):
         self.stock = []
         self.discard = self.discard_mask = 0
         self.last_cleared = None
+        self.stall = 0
         self.result = None
         self.history = []
         self.start = {}
@@ -183,6 +186,7 @@ class PileGame(Game):
         g.stock, g.discard, g.discard_mask = list(self.stock), self.discard, self.discard_mask
         g.last_cleared = None if self.last_cleared is None else list(self.last_cleared)
         g.dealer, g.result, g.start = self.dealer, self.result, self.start
+        g.stall = self.stall
         g.history = list(self.history) if with_history else []
         return g
 
@@ -226,11 +230,19 @@ class PileGame(Game):
         return [(self.turn, play.legal(self, self.turn))]
 
     def timeout_action(self, seat: int) -> Action:
-        """Answering, he takes; leading, he leads his lowest card: the lowest rank
-        among the cards not of his trump suit if he has any (as podkidnoy's opener)."""
-        if self.phase == play.ANSWER:
-            return TAKE
+        """Answering, he beats the top card with his cheapest card that beats it (a
+        card not of his trump suit first) and takes only when he cannot: a seat that
+        always took would keep the cards going round for ever (issue 27 item 6);
+        leading, he leads his lowest card: the lowest rank among the cards not of
+        his trump suit if he has any (as podkidnoy's opener)."""
         mine = self.suits[seat]
+        if self.phase == play.ANSWER:
+            beats = [a for a in self.legal_actions(seat) if isinstance(a, Beat)]
+            if not beats:
+                return TAKE
+            return min(
+                beats, key=lambda a: (a.card.suit == mine, int(a.card.rank), int(a.card.suit))
+            )
         hand = cards_of(self.hands[seat])
         return Lead(min(hand, key=lambda c: (c.suit == mine, int(c.rank), int(c.suit))))
 
@@ -294,7 +306,16 @@ class PileGame(Game):
             dealer=self.dealer if self.dealer >= 0 else None,
             outcome=self.result,
             moves=len(self.history),
+            end_reason=self.end_reason(),
         )
+
+    def end_reason(self) -> str | None:
+        """``"no_progress"`` for the draw of ``no_progress_draw`` (cards still held),
+        else ``None``."""
+        r = self.result
+        if r is not None and r.draw and any(self.hands):
+            return NO_PROGRESS
+        return None
 
     # ---- records -------------------------------------------------------------------
 

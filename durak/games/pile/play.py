@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ...actions import TAKE, Action, Beat, Lead, Take
 from ...cards import BEATERS, card_of, ids_of
 from ...errors import IllegalAction
+from ...rules import NO_PROGRESS_TAKES
 from ...view import Outcome
 from . import own_trumps, piled, road
 
@@ -69,6 +70,7 @@ def apply(g: PileGame, seat: int, action: Action) -> None:
     """Apply a decision and every automatic step after it; refuse and change nothing."""
     verify(g, seat, action)
     game = g.rules.game
+    progress = (g.discard, len(g.stock), g.out.count(True))
     if type(action) is Take:
         if game == "road":
             road.take(g, seat)
@@ -95,6 +97,13 @@ def apply(g: PileGame, seat: int, action: Action) -> None:
             g.phase = LEAD
     g.history.append((seat, action))
     settle(g, seat if type(action) is not Lead else -1)
+    if (g.discard, len(g.stock), g.out.count(True)) != progress:
+        g.stall = 0
+    elif type(action) is Take:
+        g.stall += 1
+        if g.stall >= NO_PROGRESS_TAKES and g.rules.no_progress_draw and g.result is None:
+            g.result = Outcome((), True)  # RULES-NOTES.md 77: nobody can be made the durak
+            g.turn, g.phase = -1, LEAD
 
 
 def settle(g: PileGame, answerer: int = -1) -> None:

@@ -56,6 +56,7 @@ def write(g: PileGame) -> dict[str, Any]:
         "result": None if r is None else {"losers": list(r.losers), "draw": r.draw},
         "start": g.start,
         "history": [[seat, action.step()] for seat, action in g.history],
+        **({"stall": g.stall} if g.stall else {}),
     }
 
 
@@ -148,4 +149,8 @@ def _read(cls: type[PileGame], data: Any) -> PileGame:
             raise MalformedRecord("bad result")
         g.result = Outcome(tuple(_seat(s, n) for s in losers), result["draw"])
     g.start, g.history = read_start_and_history(data, n)
+    stall = data.get("stall", 0)
+    if type(stall) is not int or stall < 0:
+        raise MalformedRecord("stall must be a count")
+    g.stall = stall
     return g

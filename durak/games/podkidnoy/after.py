@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...rules import NO_PROGRESS, NO_PROGRESS_TAKES
 from ...view import Outcome
 from . import blind, bout, english
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 def close_bout(g: Podkidnoy) -> None:
     attacker, defender = g.attacker, g.defender
+    before = (g.discard, len(g.stock), g.out.count(True))
     cards = 0
     for c in g.table:
         cards |= 1 << c
@@ -47,6 +49,13 @@ def close_bout(g: Podkidnoy) -> None:
         blind.arrived(g, arrived, stock)
     if finished(g):
         return
+    if (g.discard, len(g.stock), g.out.count(True)) != before:
+        g.stall = 0
+    elif taken:
+        g.stall += 1
+        if g.stall >= NO_PROGRESS_TAKES and g.rules.no_progress_draw:
+            english.draw(g, NO_PROGRESS)
+            return
     if taken:
         nxt = g.next_active(defender)
     else:

@@ -68,8 +68,14 @@ def start_bout(g: Podkidnoy, designated: int, taker: int) -> None:
 
 def draw_by_repetition(g: Podkidnoy) -> None:
     """3a: the game ends at once as a draw; nobody leaves."""
+    draw(g, REPETITION)
+
+
+def draw(g: Podkidnoy, reason: str) -> None:
+    """The game ends at once as a draw for ``reason``; nobody leaves (3a, and
+    ``no_progress_draw``)."""
     g.result = Outcome(losers=(), draw=True)
-    g.end_reason = REPETITION
+    g.end_reason = reason
     g.attacker = g.defender = -1
     g.limit = 0
     g.throwers = g.passed = 0

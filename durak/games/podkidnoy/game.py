@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from ...actions import Action, Attack, Pass, Take
+from ...actions import Action, Attack, Defend, Pass, Take
 from ...cards import Card, Suit, card_of, cards_of, deck, parse_card, sort_key
 from ...errors import MalformedRecord
 from ...rules import Rules
@@ -63,6 +63,7 @@ class Podkidnoy(Game):
         "shown",
         "single_lead",
         "slots",
+        "stall",
         "stock",
         "table",
         "table_ranks",
@@ -119,7 +120,8 @@ class Podkidnoy(Game):
     single_lead: bool  # english: nobody could open with a pair: one card is led
     positions: set[tuple[int, tuple[int, ...]]]  # english: (designated opener, hands) seen
     window: tuple[int, int]  # english: (discard, stock) while ``positions`` are kept
-    end_reason: str | None  # "repetition": english's draw by a repeated position
+    end_reason: str | None  # "repetition" (english), "no_progress": why a draw ended it
+    stall: int  # no_progress_draw: bouts ended by a take since the last progress
     return_used: bool  # return_last_card: the game's one return has been used
     transferred: bool  # a transfer or show_trump happened in this bout
     _views: dict[int | None, View]  # this state's views by seat (None: public); see view()
@@ -170,6 +172,7 @@ class Podkidnoy(Game):
         self.positions = set()
         self.window = (-1, -1)
         self.end_reason = None
+        self.stall = 0
         self.return_used = self.transferred = False
         self._views = {}
 
@@ -299,6 +302,7 @@ class Podkidnoy(Game):
         game.out_of_play = self.out_of_play
         game.match = self.match
         game.last_discard = self.last_discard
+        game.stall, game.end_reason = self.stall, self.end_reason
         if self.varied:
             self._clone_variants(game)
         return game
@@ -369,15 +373,19 @@ class Podkidnoy(Game):
             bout.settle(self)
 
     def timeout_seats(self) -> list[int]:
-        """Throwers first (they pass), then the defender (he takes)."""
+        """Throwers first (they pass), then the defender (he covers, or takes)."""
         seats = bout.actors(self)
         if self.defender in seats:
             seats = [s for s in seats if s != self.defender] + [self.defender]
         return seats
 
     def timeout_action(self, seat: int) -> Action:
-        """A thrower passes, the defender takes, the opener plays his lowest
-        card (a plain one if he has one)."""
+        """A move that makes progress and commits him least: a thrower passes, the
+        defender covers a card with his cheapest card that beats it (a plain one
+        before a trump) and takes only when he cannot cover, the opener plays his
+        lowest card (a plain one if he has one). A defender who always took would
+        keep the cards going round the table once the stock is gone, for ever
+        when every seat is played by the clock (issue 27 item 6)."""
         legal = bout.legal(self, seat)
         if self.varied and (self.rules.blind or self.rules.english):
             return self._variant_timeout(seat, legal)
@@ -386,6 +394,16 @@ class Podkidnoy(Game):
             hand = self.hand(seat)
             plain = [c for c in hand if c.suit != trump]
             return Attack((min(plain or hand, key=lambda c: int(c.rank)),))
+        return self._answer_timeout(legal)
+
+    def _answer_timeout(self, legal: list[Action]) -> Action:
+        """The cheapest cover if there is one, else take, else pass."""
+        trump = Suit(self.trump)
+        covers = [a for a in legal if isinstance(a, Defend)]
+        if covers:
+            return min(
+                covers, key=lambda a: (a.card.suit == trump, int(a.card.rank), int(a.card.suit))
+            )
         for wanted in (Take(), Pass()):
             if wanted in legal:
                 return wanted
@@ -403,10 +421,7 @@ class Podkidnoy(Game):
             return min(
                 openings, key=lambda a: (a.cards[0].suit == trump, int(a.cards[0].rank), str(a))
             )
-        for wanted in (Take(), Pass()):
-            if wanted in legal:
-                return wanted
-        return legal[0]
+        return self._answer_timeout(legal)
 
     def slot_action(self, seat: int, slot: int) -> Action:
         return blind.slot_action(self, seat, slot)

@@ -69,8 +69,12 @@ def write(game: Podkidnoy) -> dict[str, Any]:
         "start": game.start,
         "history": [[seat, action.step()] for seat, action in game.history],
     }
+    if game.stall:
+        data["stall"] = game.stall
     if game.varied:
         data.update(_write_variants(game))
+    elif game.end_reason is not None:
+        data["end_reason"] = game.end_reason
     return data
 
 
@@ -246,8 +250,17 @@ def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
             raise MalformedRecord("result.losers must be a list")
         game.result = Outcome(tuple(_seat(s, n) for s in losers), _bool(result["draw"]))
     game.start, game.history = read_start_and_history(data, n)
+    stall = data.get("stall", 0)
+    if type(stall) is not int or stall < 0:
+        raise MalformedRecord("stall must be a count")
+    game.stall = stall
     if game.varied:
         _read_bout_variants(game, data)
+    else:
+        reason = data.get("end_reason")
+        if reason is not None and not isinstance(reason, str):
+            raise MalformedRecord("end_reason must be a string or null")
+        game.end_reason = reason
     return game
 
 
