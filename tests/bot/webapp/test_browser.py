@@ -62,6 +62,9 @@ async def check(player: Player, g: Any, seat: int, played: Played) -> None:
     else:
         secret = secret_cards(game, played) - {str(c) for c in game.hand(seat)}
     dom = await player.dom_cards()
+    now = await durak_of(g.app).service.game(g.game_id)
+    if now.version != info.version or await player.version() != info.version:
+        return  # the game moved on while the page was read: the next round checks that
     if dom & secret:
         holder = [s for s in range(game.n) if dom & {str(c) for c in game.hand(s)}]
         html = await player.page.inner_html("#app")
