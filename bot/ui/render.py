@@ -775,6 +775,12 @@ def help_text() -> str:
             "/history — " + _("recent games and their fools"),
             "/cancel — " + _("cancel the lobby or the game (its creator or an admin)"),
             "/kick — " + _("in reply to a player: he leaves the game (admins)"),
+            "/skip — "
+            + _(
+                "the other players' majority lets the AI play for one the game waits on,"
+                " once he has had half his turn time (not with two players: there only"
+                " the turn timer or his own /leave does)"
+            ),
             "/language — " + _("your own language (in our private chat)"),
             "/help — " + _("this help"),
             "",
