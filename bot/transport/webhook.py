@@ -20,7 +20,7 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from .request import slim_update
+from .request import dropped, slim_update
 
 
 class Mounted(Protocol):
@@ -85,15 +85,24 @@ class WebhookServer:
             return _refuse(413)
         try:
             data = json.loads(body)
-            slim_update(data)  # a pressed button's message as getUpdates hands it on
-            update = Update.de_json(data, self._app.bot)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, RecursionError) as exc:  # (a deeply nested body: RecursionError)
+            log.warning("webhook: a request with the right secret but no JSON (%s)", _name(exc))
+            return web.Response(status=400)
+        if not isinstance(data, dict) or type(data.get("update_id")) is not int:
             log.warning("webhook: a request with the right secret but no update in it")
             return web.Response(status=400)
-        if update is None:
-            return web.Response(status=400)
+        slim_update(data)  # a pressed button's message as getUpdates hands it on
+        try:
+            update = Update.de_json(data, self._app.bot)
+        except Exception as exc:  # whatever PTB raises on input it did not expect: one
+            dropped(data["update_id"], exc)  # line, and 200, so that Telegram does not
+            return web.Response()  # send it again and again (issue 26 item 5)
         await self._app.update_queue.put(update)
         return web.Response()
+
+
+def _name(exc: BaseException) -> str:
+    return type(exc).__name__
 
 
 def _refuse(status: int) -> web.Response:
