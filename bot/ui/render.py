@@ -10,7 +10,7 @@ import html
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from durak import Card, Rules, View
 from durak.actions import Attack
@@ -741,16 +741,36 @@ def stats_text(tallies: Sequence[Tally], chat_title: str) -> str:
     return "\n".join(lines)
 
 
+#: Telegram's longest message, in characters (UTF-16 code units) after the HTML is parsed.
+TEXT_MAX = 4096
+#: /history names each player of ten games: a name is cut to this many characters there
+#: (ten games of six 48-character names were 5,300 characters: Telegram refused them).
+HISTORY_NAME = 24
+
+
+def clip(name: str, most: int) -> str:
+    """``name`` cut to ``most`` characters, with "…" where it was cut."""
+    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+
+
 def history_text(games: Sequence[GameInfo]) -> str:
     if not games:
         return _("No games finished in this chat yet.")
     lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
     for info in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(info.updated_at))
-        outcome = outcome_line(info.seats, None, info.ending)
-        players = ", ".join(player(s) for s in info.seats)
-        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}")
+        seats = tuple(replace(s, name=clip(s.name, HISTORY_NAME)) for s in info.seats)
+        outcome = outcome_line(seats, None, info.ending)
+        players = ", ".join(player(s) for s in seats)
+        line = f"#{info.game_id} · {when} UTC · {players}\n   {outcome}"
+        if _utf16(html.unescape("\n".join([*lines, line]))) > TEXT_MAX:
+            break  # (never with ten games: the older ones are left out)
+        lines.append(line)
     return "\n".join(lines)
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def welcome_text() -> str:
