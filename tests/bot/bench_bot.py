@@ -328,7 +328,7 @@ class Sampler:
             own = [tracemalloc.Filter(False, tracemalloc.__file__)]
             now = tracemalloc.take_snapshot().filter_traces(own)
             diff = now.compare_to(self._snapshots[0].filter_traces(own), "lineno")
-            grown = [str(d) for d in diff[: self.traced]]
+            grown = [str(d) for d in diff if d.size_diff > 0][: self.traced]
         return {"samples": self.samples, "grown": grown}
 
 
