@@ -43,7 +43,8 @@ Webhook mode instead of long polling, when DURAK_WEBHOOK_URL is set:
                         e.g. https://bot.example.org/durak (its path is served)
   DURAK_WEBHOOK_SECRET  required with a webhook: 1-256 of A-Z a-z 0-9 _ -;
                         Telegram sends it with every update, others are refused
-  DURAK_WEBHOOK_LISTEN  address to listen on (default 0.0.0.0)
+  DURAK_WEBHOOK_LISTEN  address to listen on (default 127.0.0.1: the TLS proxy in
+                        front; 0.0.0.0 in a container)
   DURAK_WEBHOOK_PORT    port to listen on (default 8080)
 
 The table as a Telegram Mini App, when DURAK_WEBAPP_URL is set:
@@ -73,7 +74,7 @@ class Config:
     log_level: str = "INFO"
     webhook_url: str | None = None
     webhook_secret: str | None = None
-    webhook_listen: str = "0.0.0.0"
+    webhook_listen: str = "127.0.0.1"
     webhook_port: int = 8080
     global_per_second: float = 28.0
     global_mode: str = "adaptive"
@@ -126,7 +127,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
     db = env.get("DURAK_DB", "").strip() or "durak.sqlite3"
     hook = env.get("DURAK_WEBHOOK_URL", "").strip() or None
     secret = env.get("DURAK_WEBHOOK_SECRET", "").strip() or None
-    listen = env.get("DURAK_WEBHOOK_LISTEN", "").strip() or "0.0.0.0"
+    listen = env.get("DURAK_WEBHOOK_LISTEN", "").strip() or "127.0.0.1"
     port_text = env.get("DURAK_WEBHOOK_PORT", "").strip() or "8080"
     if hook is not None:
         if not re.match(r"^https://[^\s/]+(/\S*)?$", hook):

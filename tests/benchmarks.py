@@ -60,6 +60,8 @@ def commands(pg_url: str | None) -> list[list[str]]:
     runs.append([*BOT, "--time-scale", "0.05", "--webhook", "--delay", "0.01"])
     runs.append([*BOT, "--think", "0.2"])
     runs.append([*BOT, "--think", "0.2", "--webapp-share", "0.5"])  # a page and a panel
+    # the soak's sampling (RSS, descriptors, tasks) and its tracemalloc report
+    runs.append([*BOT, "--seconds", "5", "--sample", "1", "--tracemalloc", "5"])
     if pg_url is not None:
         runs.append([*SERVICE, *SERVICE_SIZE, "--db", pg_url + "service"])
         runs.append([*BOT, "--time-scale", "0.05", "--db", pg_url + "bot"])

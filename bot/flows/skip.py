@@ -1,10 +1,15 @@
 """``/skip``: the group hands an absent player's seat to the AI (issue 11).
 
 A player the game waits on who does not answer costs everyone his turn timer; the
-other humans at the table may vote him away at once. A majority of them (more than
-half of the other human seats) hands his seat to the AI, exactly as two timeouts in
-a row do: the table marks him 🤖 away and he gets his seat back by pressing any
-button of his panel.
+other humans at the table may vote him away before it runs out. A majority of them
+(more than half of the other human seats) hands his seat to the AI, exactly as two
+timeouts in a row do: the table marks him 🤖 away and he gets his seat back by
+pressing any button of his panel.
+
+It is no weapon against a player (issue 26 item 3): a vote counts only once the
+game has waited on him for half his turn time (a minute without a turn limit), and
+with two humans at the table, where "the majority of the others" is his opponent
+alone, /skip hands no seat over: the timer does, or his own /leave.
 
 Votes are kept in memory and count for one state of the game (RULES-NOTES.md): a
 vote is about the wait the voter sees, and any move (his, or the clock's) ends it.
@@ -13,18 +18,24 @@ vote is about the wait the voter sees, and any move (his, or the clock's) ends i
 from __future__ import annotations
 
 import logging
+import math
 
 from telegram import Update
 
-from durak.service import RUNNING, GameInfo, ServiceError
+from durak.service import DEFAULT_TURN_TIMEOUT, RUNNING, GameInfo, ServiceError
 
 from ..transport import topics
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
-from ..ui.i18n import _
+from ..ui.i18n import _, n_
 from .context import Answer, Context, FlowContext, Press
 
 log = logging.getLogger(__name__)
+
+#: A vote counts once the game has waited on the seat this share of its turn time.
+WAITED_SHARE = 0.5
+#: ... or, in a game without a turn limit, this many seconds.
+WAITED_NO_LIMIT = float(DEFAULT_TURN_TIMEOUT)
 
 
 def candidates(info: GameInfo) -> list[int]:
@@ -35,10 +46,20 @@ def candidates(info: GameInfo) -> list[int]:
     return [s for s in game.actors() if not info.seats[s].is_ai and not info.seats[s].away]
 
 
+def humans(info: GameInfo) -> int:
+    """People still at the table (not AI seats, not those who /leave'd theirs)."""
+    return sum(1 for s in info.seats if not s.is_ai and not s.left)
+
+
 def needed(info: GameInfo, target: int) -> int:
     """Votes that hand ``target``'s seat over: a majority of the other humans."""
     others = sum(1 for s in info.seats if not s.is_ai and s.seat != target)
     return others // 2 + 1
+
+
+def wait_needed(turn_timeout: int | None) -> float:
+    """Seconds the game must have waited on a seat before a vote against it counts."""
+    return WAITED_NO_LIMIT if turn_timeout is None else turn_timeout * WAITED_SHARE
 
 
 class Skips:
@@ -105,7 +126,33 @@ class Skips:
             return Answer(_("The game has moved on: this vote is over."))
         return Answer(await self._vote(info, voter, target))
 
+    async def _too_soon(self, info: GameInfo, target: int) -> str | None:
+        """Why no vote against ``target`` counts now: two humans at the table, or the
+        game has not waited on him long enough yet."""
+        name = render.player(info.seats[target])
+        if humans(info) <= 2:
+            return _(
+                "With two players /skip hands over no seat: the turn timer does"
+                " (or the player's own /leave)."
+            )
+        timers = self.ctx.presenter.timers
+        waited = timers.waited(info.game_id, info.version) if timers is not None else None
+        need = wait_needed((await self.service.chat_settings(info.chat_id)).turn_timeout)
+        if waited is not None and waited >= need:
+            return None
+        wait = max(1, math.ceil(need - (waited or 0.0)))
+        return n_(
+            "Too early to skip {name}: a vote counts once the game has waited on him"
+            " {seconds} second longer.",
+            "Too early to skip {name}: a vote counts once the game has waited on him"
+            " {seconds} seconds longer.",
+            wait,
+        ).format(name=name, seconds=wait)
+
     async def _vote(self, info: GameInfo, voter: int, target: int) -> str:
+        refused = await self._too_soon(info, target)
+        if refused is not None:
+            return refused
         version, votes = self._votes.get(info.game_id, (info.version, {}))
         if version != info.version:  # a move ended the wait the older votes were for
             votes = {}

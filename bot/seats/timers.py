@@ -72,6 +72,7 @@ class TurnTimers:
         self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
         self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
         self._unclocked: dict[int, int] = {}  # game -> version that needs no clock (no limit)
+        self._since: dict[int, tuple[int, float]] = {}  # game -> (version, its wait began)
         #: game -> (the version they led to, ((seat, what the bot did), ...)): the last timeouts
         self._timeouts: dict[int, tuple[int, tuple[tuple[int, str], ...]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
@@ -83,6 +84,16 @@ class TurnTimers:
         if found is None or found[0] != version:
             return None
         return max(0, math.ceil((found[1] - self._clock()) / self._scale))
+
+    def waited(self, game_id: int, version: int) -> float | None:
+        """Seconds (the players' own) this version of the game has waited on its people
+        so far; None unless its clock, or its no-limit wait, is on (/skip asks: a vote
+        counts only after a real share of the turn). After a restart, a stored deadline
+        counts from a whole turn before it."""
+        found = self._since.get(game_id)
+        if found is None or found[0] != version:
+            return None
+        return max(0.0, (self._clock() - found[1]) / self._scale)
 
     def last_timeouts(self, game_id: int) -> tuple[int, tuple[tuple[int, str], ...]] | None:
         """The game's last timeouts: (the version they led to, ((seat, what the bot did
@@ -96,6 +107,7 @@ class TurnTimers:
             task.cancel()
         self._deadlines.pop(game_id, None)
         self._unclocked.pop(game_id, None)
+        self._since.pop(game_id, None)
 
     def forget(self, game_id: int) -> None:
         """A game ended: drop everything kept for it (bounded memory)."""
@@ -153,6 +165,7 @@ class TurnTimers:
         if info.version < self._armed.get(info.game_id, -1):
             return  # a slower caller with an older state: the newer clock stands
         self._armed[info.game_id] = info.version
+        since = self._since.get(info.game_id)
         self.cancel(info.game_id)
         if self._closed or info.status != RUNNING or game is None or game.result is not None:
             if info.status != RUNNING:
@@ -174,12 +187,17 @@ class TurnTimers:
             self._start(info.game_id, lambda: self._act(info.game_id, version, stand_in, pause))
             return
         timeout = (await self._settings(info.chat_id)).turn_timeout
+        now = self._clock()
         if timeout is None:
             self._unclocked[info.game_id] = info.version
+            if since is None or since[0] != info.version:  # (armed again: the wait goes on)
+                since = (info.version, now)
+            self._since[info.game_id] = since
             await self._store_deadline(info, None)
             return
-        deadline = resume_at if resume_at is not None else self._clock() + timeout * self._scale
+        deadline = resume_at if resume_at is not None else now + timeout * self._scale
         self._deadlines[info.game_id] = (info.version, deadline)
+        self._since[info.game_id] = (info.version, min(now, deadline - timeout * self._scale))
         self._start(info.game_id, lambda: self._wait(info, deadline))
         if resume_at is None:
             await self._store_deadline(info, deadline)

@@ -36,7 +36,7 @@ from typing import IO, Any
 import aiohttp
 import aiohttp.helpers
 import telegram
-from telegram import TelegramObject
+from telegram import TelegramObject, Update
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import EndPointNotFound, InvalidToken, NetworkError, TimedOut
@@ -51,6 +51,8 @@ __all__ = [
     "NotSentError",
     "NotSentTimeout",
     "UpdatesRequest",
+    "dropped",
+    "parsable",
     "slim_update",
     "slim_updates",
 ]
@@ -446,8 +448,10 @@ class UpdatesRequest(AiohttpRequest):
 
 def slim_updates(body: bytes) -> bytes:
     """A getUpdates answer with each callback query's message replaced by the little the
-    bot reads of it (:func:`slim_update`). Anything unexpected is passed on untouched, for
-    PTB to judge."""
+    bot reads of it (:func:`slim_update`), and each update PTB cannot parse replaced by its
+    bare ``update_id`` (:func:`parsable`): PTB parses a batch as a whole, and one bad update
+    failed it every time it was fetched again, for good (issue 26 item 5). Anything
+    unexpected is passed on untouched, for PTB to judge."""
     try:
         answer = json.loads(body)
         updates = answer["result"]
@@ -455,9 +459,40 @@ def slim_updates(body: bytes) -> bytes:
             return body
         for update in updates:
             slim_update(update)
-    except (ValueError, TypeError, KeyError, AttributeError):
+        answer["result"] = [u for u in map(parsable, updates) if u is not None]
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return body
     return json.dumps(answer, ensure_ascii=False).encode()
+
+
+def parsable(update: object) -> object | None:
+    """``update`` if PTB makes an ``Update`` of it; else one WARNING (its update_id and
+    why, never its content) and the bare update_id, an empty ``Update`` that no handler
+    takes but that moves the offset past it (None without an update_id). PTB parses the
+    update again (its parse is a few dozen microseconds an update)."""
+    try:
+        Update.de_json(update, None)  # type: ignore[arg-type]
+        return update
+    except Exception as exc:  # whatever PTB raises on input it did not expect
+        update_id = update.get("update_id") if isinstance(update, dict) else None
+        if type(update_id) is not int:
+            log.warning("getUpdates: an update without an update_id dropped: %s", _why(exc))
+            return None
+        dropped(update_id, exc)
+        return {"update_id": update_id}
+
+
+def dropped(update_id: int, exc: BaseException) -> None:
+    """One WARNING for an update PTB cannot parse: its update_id and why, never its content."""
+    log.warning("update %d dropped: PTB cannot parse it (%s)", update_id, _why(exc))
+
+
+def _why(exc: BaseException) -> str:
+    """Why an update failed to parse, without its content: the exception's type, and
+    for the kinds that name a field (a missing argument, a missing key) its message."""
+    if isinstance(exc, TypeError | KeyError | AttributeError):
+        return f"{type(exc).__name__}: {str(exc)[:200]}"
+    return type(exc).__name__
 
 
 def slim_update(update: object) -> None:

@@ -5,12 +5,15 @@ the secret, and compares the secret with ``!=``: anyone who can reach the port c
 bot hold a 90 MiB body in memory per request, and time the comparison. Here the secret header
 is checked first, in constant time (:func:`hmac.compare_digest`), and a request without it is
 answered 403 before a byte of its body is read; a body over :data:`MAX_BODY` (Telegram's
-updates are a few KiB) is answered 413, at once when its Content-Length says so. A good update
-is put on the application's update queue, as PTB's ``Updater`` would.
+updates are a few KiB) is answered 413, at once when its Content-Length says so, and one not
+sent within :data:`~.listener.BODY_TIMEOUT` 408; slow and surplus connections are
+:class:`~.listener.Listener`'s. A good update is put on the application's update queue, as
+PTB's ``Updater`` would.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -20,7 +23,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from .request import slim_update
+from .listener import BODY_TIMEOUT, Listener
+from .request import dropped, slim_update
 
 
 class Mounted(Protocol):
@@ -46,7 +50,7 @@ class WebhookServer:
         app: Application,  # type: ignore[type-arg]
         path: str,
         secret: str,
-        listen: str = "0.0.0.0",
+        listen: str = "127.0.0.1",
         port: int = 8080,
         also: Mounted | None = None,
     ) -> None:
@@ -55,7 +59,7 @@ class WebhookServer:
         self._secret = secret.encode()
         self._listen = listen
         self._port = port
-        self._runner: web.AppRunner | None = None
+        self.listener: Listener | None = None
         self._also = also
 
     async def start(self) -> None:
@@ -64,14 +68,13 @@ class WebhookServer:
         if self._also is not None:  # the Mini App, on the same server
             self._also.install(server)
         # lingering_time=0: a refused request's unread body is not read to its end
-        self._runner = web.AppRunner(server, access_log=None, lingering_time=0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, self._listen, self._port).start()
+        self.listener = Listener(server, self._listen, self._port, lingering_time=0)
+        await self.listener.start()
 
     async def stop(self) -> None:
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
+        listener, self.listener = self.listener, None
+        if listener is not None:
+            await listener.stop()
 
     async def _handle(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "").encode()
@@ -80,20 +83,32 @@ class WebhookServer:
         if request.content_length is not None and request.content_length > MAX_BODY:
             return _refuse(413)
         try:
-            body = await request.read()  # aiohttp stops at client_max_size
+            async with asyncio.timeout(BODY_TIMEOUT):  # (a body sent a byte at a time)
+                body = await request.read()  # aiohttp stops at client_max_size
         except web.HTTPRequestEntityTooLarge:
             return _refuse(413)
+        except TimeoutError:
+            return _refuse(408)
         try:
             data = json.loads(body)
-            slim_update(data)  # a pressed button's message as getUpdates hands it on
-            update = Update.de_json(data, self._app.bot)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except (ValueError, RecursionError) as exc:  # (a deeply nested body: RecursionError)
+            log.warning("webhook: a request with the right secret but no JSON (%s)", _name(exc))
+            return web.Response(status=400)
+        if not isinstance(data, dict) or type(data.get("update_id")) is not int:
             log.warning("webhook: a request with the right secret but no update in it")
             return web.Response(status=400)
-        if update is None:
-            return web.Response(status=400)
+        slim_update(data)  # a pressed button's message as getUpdates hands it on
+        try:
+            update = Update.de_json(data, self._app.bot)
+        except Exception as exc:  # whatever PTB raises on input it did not expect: one
+            dropped(data["update_id"], exc)  # line, and 200, so that Telegram does not
+            return web.Response()  # send it again and again (issue 26 item 5)
         await self._app.update_queue.put(update)
         return web.Response()
+
+
+def _name(exc: BaseException) -> str:
+    return type(exc).__name__
 
 
 def _refuse(status: int) -> web.Response:

@@ -10,7 +10,7 @@ import html
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from durak import Card, Rules, View
 from durak.actions import Attack
@@ -784,6 +784,18 @@ def your_turn_line(v: View) -> str:
     return _("You may throw in a card of a rank on the table, or pass.")
 
 
+#: Telegram's longest message, in characters (UTF-16 code units) after the HTML is parsed.
+TEXT_MAX = 4096
+#: /history names each player of ten games: a name is cut to this many characters there
+#: (ten games of six 48-character names were 5,300 characters: Telegram refused them).
+HISTORY_NAME = 24
+
+
+def clip(name: str, most: int) -> str:
+    """``name`` cut to ``most`` characters, with "…" where it was cut."""
+    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+
+
 def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = None) -> str:
     """The chat's recent games; ``suffixes`` adds a line's end per game (its ratings)."""
     if not games:
@@ -791,11 +803,19 @@ def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = No
     lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
     for info in games:
         when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(info.updated_at))
-        outcome = outcome_line(info.seats, None, info.ending)
-        players = ", ".join(player(s) for s in info.seats)
+        seats = tuple(replace(s, name=clip(s.name, HISTORY_NAME)) for s in info.seats)
+        outcome = outcome_line(seats, None, info.ending)
+        players = ", ".join(player(s) for s in seats)
         extra = (suffixes or {}).get(info.game_id, "")
-        lines.append(f"#{info.game_id} · {when} UTC · {players}\n   {outcome}{extra}")
+        line = f"#{info.game_id} · {when} UTC · {players}\n   {outcome}{extra}"
+        if _utf16(html.unescape("\n".join([*lines, line]))) > TEXT_MAX:
+            break  # (never with ten games: the older ones are left out)
+        lines.append(line)
     return "\n".join(lines)
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def welcome_text() -> str:
@@ -820,6 +840,12 @@ def help_text() -> str:
             "/history — " + _("recent games and their fools"),
             "/cancel — " + _("cancel the lobby or the game (its creator or an admin)"),
             "/kick — " + _("in reply to a player: he leaves the game (admins)"),
+            "/skip — "
+            + _(
+                "the other players' majority lets the AI play for one the game waits on,"
+                " once he has had half his turn time (not with two players: there only"
+                " the turn timer or his own /leave does)"
+            ),
             "/language — " + _("your own language (in our private chat)"),
             "/help — " + _("this help"),
             "",

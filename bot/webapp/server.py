@@ -21,6 +21,7 @@ from pathlib import Path
 
 from aiohttp import WSMsgType, web
 
+from ..transport.listener import Listener
 from ..ui.i18n import pick
 from . import protocol
 from .auth import AuthError, validate_init_data
@@ -136,7 +137,7 @@ class WebApp:
         self.max_age = max_age
         self.limits = limits
         self.static = Static(self.path)
-        self._runner: web.AppRunner | None = None
+        self._listener: Listener | None = None
         self._handlers: set[asyncio.Task[object]] = set()
 
     def install(self, app: web.Application) -> None:
@@ -151,9 +152,9 @@ class WebApp:
         """Polling mode: a listener of the Mini App's own."""
         server = web.Application(client_max_size=64 * 1024)
         self.install(server)
-        self._runner = web.AppRunner(server, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, listen, port).start()
+        # the webhook's limits on slow and surplus connections (issue 26 item 6)
+        self._listener = Listener(server, listen, port, shutdown_timeout=1.0, lingering_time=0)
+        await self._listener.start()
         log.info("mini app on %s:%d", listen, port)
 
     async def stop(self) -> None:
@@ -162,9 +163,9 @@ class WebApp:
         for conn in self.registry.all():
             with contextlib.suppress(Exception):
                 await conn.ws.close(code=1012, message=b"restart")
-        runner, self._runner = self._runner, None
-        if runner is not None:
-            await runner.cleanup()
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.stop()
         await self.bridge.close()
 
     # ---- HTTP --------------------------------------------------------------------

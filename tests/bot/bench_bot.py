@@ -25,6 +25,10 @@ its first player presses Play again and the others confirm in its lobby (I'm in)
 the Mini App instead (a WebSocket page with initData made with the test's token; a
 random legal move of each state he may act on, after the same thinking time); his
 private panel is then not edited per move (issue 25 item 4).
+``--sample S``: every S seconds the bot's process notes its resident memory (RSS),
+open file descriptors and asyncio tasks, printed as it goes and in the report (a soak:
+``--seconds 1800 --sample 60``); ``--tracemalloc N``: with it, the N source lines whose
+allocations grew most from the fourth sample (after warm-up) to the end.
 ``--no-picker``: nobody presses "Several cards" (the bot of 2fbd793, when issue 10 was
 filed, offered no several-card opening, so only runs with it compare with that tree).
 Actions that changed a game are read from the service at the end (a game's
@@ -59,6 +63,7 @@ import random
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -178,8 +183,11 @@ def bot_process(
     time_scale: float,
     conn: Connection,
     profile: str | None,
+    sample: float = 0.0,
+    traced: int = 0,
 ) -> None:
-    """Run the bot until told to stop; with ``profile``, cProfile the measured window."""
+    """Run the bot until told to stop; with ``profile``, cProfile the measured window;
+    with ``sample``, note RSS, descriptors and tasks that often (``Sampler``)."""
     setup_logging("WARNING")
     errors = _ErrorCount()
     logging.getLogger().addHandler(errors)
@@ -188,7 +196,8 @@ def bot_process(
     profiler = cProfile.Profile(time.thread_time) if profile else None
     try:
         use_fast_event_loop()  # as python -m bot runs
-        asyncio.run(_serve(endpoint, _db(db), send_limits, time_scale, conn, profiler))
+        sampler = Sampler(sample, traced) if sample else None
+        asyncio.run(_serve(endpoint, _db(db), send_limits, time_scale, conn, profiler, sampler))
     except BaseException as e:
         conn.send({"failed": repr(e)})
         raise
@@ -210,6 +219,7 @@ async def _serve(
     time_scale: float,
     conn: Connection,
     profiler: cProfile.Profile | None,
+    sampler: Sampler | None = None,
 ) -> None:
     clocks = bot_clocks(time_scale)
     async with running_bot(
@@ -243,18 +253,83 @@ async def _serve(
                 conn.send({"settled": time.perf_counter() - began})
             elif command == "go":
                 shown_at_go = {p: h.copy() for p, h in shown_now(outbox).items()}
+                if sampler is not None:
+                    sampler.start()
                 if profiler is not None:
                     profiler.enable()  # on the loop's thread, which is the one to profile
             elif command == "stop":
                 break
         if profiler is not None:
             profiler.disable()
+        samples = await sampler.stop() if sampler is not None else {}
         shown = {}
         for priority, h in shown_now(outbox).items():
             since = h.minus(shown_at_go.get(priority, Histogram()))
             shown[priority] = (since.total, since.percentile(0.5), since.percentile(0.95))
         cap = getattr(outbox, "cap", None)
-        conn.send({"shown": shown, "cap": cap.describe() if cap is not None else "?"})
+        conn.send({"shown": shown, "cap": cap.describe() if cap is not None else "?", **samples})
+
+
+def process_figures() -> tuple[float, int, int]:
+    """This process's resident memory (MiB), open descriptors and asyncio tasks."""
+    rss = 0.0
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+    return rss, len(os.listdir("/proc/self/fd")), len(asyncio.all_tasks())
+
+
+class Sampler:
+    """The bot's process every ``every`` seconds of the window: (seconds, RSS MiB,
+    descriptors, tasks), each printed as it is taken (a soak's file shows how it goes).
+    With ``traced``, tracemalloc runs and the report names the source lines whose
+    memory grew most from the fourth sample (after warm-up) to the end."""
+
+    def __init__(self, every: float, traced: int = 0) -> None:
+        self.every, self.traced = every, traced
+        self.samples: list[tuple[float, float, int, int]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._began = 0.0
+        self._snapshots: list[Any] = []
+        if traced:
+            tracemalloc.start(1)
+
+    def start(self) -> None:
+        self._began = time.monotonic()
+        self._task = asyncio.create_task(self._run(), name="bench-sampler")
+
+    def take(self) -> None:
+        rss, fds, tasks = process_figures()
+        at = time.monotonic() - self._began
+        self.samples.append((at, rss, fds, tasks))
+        print(
+            f"sample {at:7.0f} s  rss {rss:7.1f} MiB  fds {fds:5d}  tasks {tasks:6d}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    async def _run(self) -> None:
+        self.take()
+        while True:
+            await asyncio.sleep(self.every)
+            self.take()
+            if self.traced and len(self._snapshots) < 1 and len(self.samples) >= 4:
+                self._snapshots.append(tracemalloc.take_snapshot())
+
+    async def stop(self) -> dict[str, Any]:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        self.take()
+        grown: list[str] = []
+        if self.traced and self._snapshots:
+            gc.collect()
+            own = [tracemalloc.Filter(False, tracemalloc.__file__)]
+            now = tracemalloc.take_snapshot().filter_traces(own)
+            diff = now.compare_to(self._snapshots[0].filter_traces(own), "lineno")
+            grown = [str(d) for d in diff if d.size_diff > 0][: self.traced]
+        return {"samples": self.samples, "grown": grown}
 
 
 def shown_now(outbox: Any) -> dict[int, Histogram]:
@@ -787,7 +862,16 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         server.webhook_target = f"http://127.0.0.1:{endpoint.webhook_port}/{WEBHOOK_PATH}"
     proc = spawn.Process(
         target=bot_process,
-        args=(endpoint, str(db), send_limits, args.time_scale, child_conn, args.profile),
+        args=(
+            endpoint,
+            str(db),
+            send_limits,
+            args.time_scale,
+            child_conn,
+            args.profile,
+            args.sample,
+            args.tracemalloc,
+        ),
         name="durak-bot",
     )
     proc.start()
@@ -811,7 +895,8 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         # with that: no cyclic collection while measuring.
         gc.collect()
         gc.freeze()
-        gc.disable()
+        if not args.sample:  # (a soak runs for long: this process collects as usual)
+            gc.disable()
         conn.send("go")
         bot_cpu, own_cpu, busy = cpu_seconds(proc.pid or 0), time.process_time(), machine_busy()
         stats0 = (server.stats.accepted, server.rate_limited_count(), server.limit_violations())
@@ -854,6 +939,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         conn.send("stop")
         outbox = await _recv(conn, proc, BOT_STOP_TIMEOUT)
         out["shown"], out["cap"] = outbox["shown"], outbox["cap"]
+        out["samples"], out["grown"] = outbox.get("samples", []), outbox.get("grown", [])
         final = await _recv(conn, proc, BOT_STOP_TIMEOUT)
         out["bot_errors"], out["first_errors"] = final["errors"], final["first_errors"]
     finally:
@@ -946,6 +1032,7 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"p99 press->answer < 100 ms (issue 12 item 1): {'met' if ms[0.99] < 100 else 'MISSED'}",
     ]
     lines += [f"  bot error: {e}" for e in out["first_errors"]]
+    lines += sample_lines(out.get("samples", []), out.get("grown", []))
     return "\n".join(line for line in lines if line)
 
 
@@ -991,6 +1078,26 @@ def page_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
         f"page move -> its new state on his page ms: p50 {ms[0.5]:.1f}  p95 {ms[0.95]:.1f}"
         f"  p99 {ms[0.99]:.1f}  ({len(seen)} moves)",
     ]
+
+
+def sample_lines(samples: list[tuple[float, float, int, int]], grown: list[str]) -> list[str]:
+    """``--sample``: the bot's RSS, descriptors and tasks over the window, and the change
+    from the end of warm-up (a third of the window) to its end."""
+    if not samples:
+        return []
+    lines = ["the bot's process (s: RSS MiB, descriptors, asyncio tasks):"]
+    lines += [f"  {at:6.0f}: {rss:7.1f} {fds:5d} {tasks:6d}" for at, rss, fds, tasks in samples]
+    warm = next((s for s in samples if s[0] >= samples[-1][0] / 3), samples[0])
+    last = samples[-1]
+    peak = max(s[1] for s in samples if s[0] >= warm[0])
+    lines.append(
+        f"after warm-up ({warm[0]:.0f} s -> {last[0]:.0f} s): RSS {warm[1]:.1f} -> {last[1]:.1f}"
+        f" MiB (peak {peak:.1f}), descriptors {warm[2]} -> {last[2]}, tasks {warm[3]} -> {last[3]}"
+    )
+    if grown:
+        lines.append("largest growth after warm-up by source line (tracemalloc):")
+        lines += [f"  {g}" for g in grown]
+    return lines
 
 
 def shown_lines(shown: dict[int, tuple[int, float, float]]) -> list[str]:
@@ -1068,13 +1175,30 @@ def main(argv: list[str] | None = None) -> int:
         " (1.0: all; default 0: every player on his chat panel)",
     )
     parser.add_argument(
+        "--sample",
+        type=float,
+        default=0.0,
+        help="every this many seconds, note the bot process's RSS, open descriptors and"
+        " asyncio tasks (a soak: --seconds 1800 --sample 60)",
+    )
+    parser.add_argument(
+        "--tracemalloc",
+        type=int,
+        default=0,
+        help="with --sample: trace allocations and name this many source lines that grew"
+        " most after warm-up (slows the bot)",
+    )
+    parser.add_argument(
         "--profile",
         default=None,
         help="cProfile (CPU time) the bot process while measuring, into this file",
     )
     args = parser.parse_args(argv)
-    if not (1 <= args.games <= 1000 and 2 <= args.players <= 6 and 0 < args.seconds <= 600):
-        parser.error("need 1-1000 games, 2-6 players, 0-600 seconds")
+    longest = 7200 if args.sample else 600  # a soak samples as it goes
+    if not (1 <= args.games <= 1000 and 2 <= args.players <= 6 and 0 < args.seconds <= longest):
+        parser.error(f"need 1-1000 games, 2-6 players, 0-{longest} seconds (600 without --sample)")
+    if not 0 <= args.sample <= 3600 or (args.tracemalloc and not args.sample):
+        parser.error("--sample must be 0-3600 seconds; --tracemalloc needs --sample")
     if not 0 <= args.look <= 60:
         parser.error("--look must be 0-60 seconds")
     if not 0 <= args.think <= 60:

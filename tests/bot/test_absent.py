@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from bot.ui import callbacks as cb
 from tests.fake_telegram.fixtures import async_test
@@ -49,6 +50,13 @@ def ever_shown(table: Table, text: str) -> bool:
         if "Durak" in (m.plain_text or "")
         for v in m.history
     )
+
+
+async def waited_on(bot, info, left: float) -> None:
+    """The clock of ``info``'s version as a restart leaves it with ``left`` real seconds to
+    go (a stored deadline): the game has waited on the seat the rest of its turn."""
+    assert bot.timers is not None
+    await bot.timers.arm(info, resume_at=time.time() + left)
 
 
 def seat_line(text: str, name: str) -> str:
@@ -174,6 +182,11 @@ async def test_skip_hands_the_seat_to_the_ai_by_the_other_humans_majority(
         # refused: a non-player, the player himself
         assert "Only the players" in await skip(boss)
         assert "cannot skip yourself" in await skip(absent)
+        # too early: the game has not waited on him for half his turn (issue 26 item 3)
+        assert "Too early" in await skip(voters[0])
+        assert "Too early" in await skip(voters[1])
+        assert not (await bot.service.game(info.game_id)).seats[target].away
+        await waited_on(bot, info, left=12)  # half the turn gone: 12 s (240 turn s) left
         # one vote of the two others is no majority
         assert "1 of 2" in await skip(voters[0])
         assert not (await bot.service.game(info.game_id)).seats[target].away
@@ -201,4 +214,43 @@ async def test_skip_hands_the_seat_to_the_ai_by_the_other_humans_majority(
             lambda: "🤖 away" in seat_line(table_text(table), absent.first_name), 10, what="mark"
         )
         await moved_past(bot, info.game_id, info.version, 10)  # the AI moved for him
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_skip_is_no_weapon_in_a_game_of_two_humans(make_fake_telegram, tmp_path, errors):
+    """Issue 26 item 3: with two humans "the majority of the others" is the opponent
+    alone: /skip hands no seat over however long the game waited (the timer does)."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=2)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, turn_timeout=600)  # 30 s here
+        table = Table(server, group, users, random.Random(5))
+        await started(table)
+        info = (await bot.service.running_games())[0]
+        assert info.game is not None
+        (target,) = info.game.actors()
+        (voter,) = [u for i, u in enumerate(users) if i != target]
+        for wait in ("at once", "after most of his turn"):
+            sent = await voter.send(group, "/skip")
+
+            def answer(after: int = sent.message_id) -> str:
+                return next(
+                    (
+                        m.plain_text or ""
+                        for m in table.bot_messages(group)
+                        if m.message_id > after and "Durak" not in (m.plain_text or "")
+                    ),
+                    "",
+                )
+
+            assert "With two players" in await server.wait_for(answer, 10, what=wait)
+            assert not (await bot.service.game(info.game_id)).seats[target].away
+            await waited_on(bot, info, left=3)
+        message = table_message(table)
+        vote = cb.skip(info.game_id, info.version, target)
+        assert "With two players" in await table.press(voter, message, vote, check=False)
+        now = await bot.service.game(info.game_id)
+        assert now.version == info.version and not now.seats[target].away
+        await moved_past(bot, info.game_id, info.version, 10)  # his timer still runs out
     assert not errors.records, [r.getMessage() for r in errors.records]

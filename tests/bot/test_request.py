@@ -559,9 +559,10 @@ def test_a_slim_press_in_a_forum_topic_keeps_its_topic_and_chat() -> None:
 @async_test
 async def test_updates_request_trims_get_updates_answers_only() -> None:
     panel = {"message_id": 7, "date": 1, "chat": {"id": 5, "type": "private"}, "text": "hand"}
-    answer_body = json.dumps(
-        {"ok": True, "result": [{"update_id": 1, "callback_query": {"id": "q", "message": panel}}]}
-    ).encode()
+    ann = {"id": 5, "is_bot": False, "first_name": "Ann"}  # (PTB parses it: it is kept)
+    query = {"id": "q", "from": ann, "chat_instance": "i", "message": panel}
+    payload = {"ok": True, "result": [{"update_id": 1, "callback_query": query}]}
+    answer_body = json.dumps(payload).encode()
 
     async def updates(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while (await read_request(reader))[0]:

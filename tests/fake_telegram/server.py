@@ -509,6 +509,13 @@ class FakeTelegram:
     def pending_updates(self) -> int:
         return len(self.updates)
 
+    def push_raw_update(self, kind: str, payload: JSON) -> int:
+        """Queue an update exactly as given, e.g. one the client cannot parse (a sticker
+        without its required fields); its update_id."""
+        update_id = self.updates.push(kind, {kind: payload})
+        self._notify()
+        return update_id
+
     # ------------------------------------------------------------------ waiting
 
     async def wait_for(

@@ -1,0 +1,163 @@
+"""The bot's HTTP listeners (the webhook's server, the Mini App's own in polling mode): what
+a port that anyone may reach needs against slow and many connections (issue 26 item 6).
+
+1,100 connections that each sent one header byte a second once took the bot to all 1,024 of
+its file descriptors: aiohttp waits for a request's head as long as its keep-alive timeout
+(an hour), and accepts every connection it is offered. Here:
+
+- a connection must complete each request's head (request line and headers) within
+  :data:`HEAD_TIMEOUT` seconds of opening, or of the answer before (so an idle keep-alive
+  connection is closed after as long); a handler reads a body within :data:`BODY_TIMEOUT`;
+- at most :func:`connection_cap` connections are open at once (from the open-file limit,
+  leaving room for the database, the Bot API's pool and the logs): when one more comes, the
+  oldest connection that is not in a request (slow, or idle) is closed for it, or the new
+  one is refused when every open one is in a request. A real update, sent whole at once, is
+  in its handler within milliseconds, long before as many connections as the cap came
+  after it, so a flood of slow connections costs it nothing.
+
+The listen address defaults to 127.0.0.1: a TLS proxy in front is the documented set-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+
+__all__ = ["BODY_TIMEOUT", "HEAD_TIMEOUT", "Listener", "connection_cap"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds a connection has to send a request's head (after opening, or after an answer).
+HEAD_TIMEOUT = 10.0
+#: Seconds a handler waits for a request's body.
+BODY_TIMEOUT = 10.0
+#: Descriptors the connection cap leaves to everything else (database, Bot API pool, logs).
+RESERVED_FDS = 256
+#: The cap never goes above this (the Mini App's 10,000 pages and Telegram's 100, with room).
+MOST_CONNECTIONS = 16_384
+#: Connections the kernel completes before the bot accepts them; asyncio accepts up to this
+#: many at once, so the descriptors of connections may pass the cap by as many for a moment.
+BACKLOG = 128
+#: At most one WARNING a minute while connections are closed or refused for the cap.
+WARN_EVERY = 60.0
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def connection_cap() -> int:
+    """Connections open at once: the soft open-file limit less :data:`RESERVED_FDS` (768 at
+    the usual 1,024), at least 64, at most :data:`MOST_CONNECTIONS`."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        soft = MOST_CONNECTIONS + RESERVED_FDS
+    return max(64, min(soft - RESERVED_FDS, MOST_CONNECTIONS))
+
+
+class _Refused(asyncio.Protocol):
+    """A connection over the cap while every open one is busy: closed at once."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()  # (nothing was written: closed now)
+
+
+class Listener:
+    """An aiohttp application served on ``listen:port`` with the limits above."""
+
+    def __init__(self, app: web.Application, listen: str, port: int, **runner: Any) -> None:
+        self._app = app
+        self._listen = listen
+        self._port = port
+        self._runner_args = runner
+        self._runner: web.AppRunner | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._busy: set[RequestHandler] = set()  # connections inside a request (a page's socket)
+        self._new: list[tuple[float, RequestHandler]] = []  # made, not yet connected
+        self.cap = 0
+        self.closed = 0  # connections closed for the cap (slow or idle ones)
+        self.refused = 0  # connections refused: every open one was busy
+        self._warned = -WARN_EVERY
+        app.middlewares.append(self._in_request)
+
+    async def start(self) -> None:
+        self.cap = connection_cap()
+        args = {"access_log": None, "keepalive_timeout": HEAD_TIMEOUT, **self._runner_args}
+        self._runner = web.AppRunner(self._app, **args)
+        await self._runner.setup()
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            self._connection, self._listen, self._port, backlog=BACKLOG
+        )
+
+    async def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    @property
+    def open_connections(self) -> int:
+        server = self._runner.server if self._runner is not None else None
+        return 0 if server is None else len(server.connections)
+
+    def _connection(self) -> asyncio.Protocol:
+        """The protocol of a new connection: aiohttp's, after making room for it."""
+        assert self._runner is not None and self._runner.server is not None
+        server = self._runner.server
+        # a burst of accepts makes protocols before any is connected (asyncio connects
+        # each on the next turn of the loop): those count as well
+        now = time.monotonic()
+        self._new = [(at, h) for at, h in self._new if h.transport is None and now - at < 1.0]
+        live = [h for h in server.connections if _live(h)]
+        if len(live) + len(self._new) >= self.cap:
+            # the oldest out of a request: a slow one (or an idle keep-alive connection,
+            # whose client connects again when it has something to send)
+            victim = next((h for h in live if h not in self._busy), None)
+            if victim is None:
+                self.refused += 1
+                self._warn()
+                return _Refused()
+            self.closed += 1
+            self._warn()
+            victim.force_close()
+            if victim.transport is not None:
+                victim.transport.abort()
+        handler = server()
+        self._new.append((now, handler))
+        return handler
+
+    def _warn(self) -> None:
+        now = time.monotonic()
+        if now - self._warned >= WARN_EVERY:
+            self._warned = now
+            log.warning(
+                "%d connections open on %s:%d (the cap): %d slow or idle ones closed,"
+                " %d refused so far",
+                self.cap,
+                self._listen,
+                self._port,
+                self.closed,
+                self.refused,
+            )
+
+    @web.middleware
+    async def _in_request(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        protocol = request.protocol
+        self._busy.add(protocol)
+        try:
+            return await handler(request)
+        finally:
+            self._busy.discard(protocol)
+
+
+def _live(handler: RequestHandler) -> bool:
+    transport = handler.transport
+    return transport is not None and not transport.is_closing()

@@ -1,0 +1,164 @@
+"""Issue 26 item 6: the webhook cannot be starved. 1,100 connections sending one header byte
+a second took the bot to all 1,024 of its file descriptors. A bounded slowloris on loopback:
+real updates are still served, the bot's descriptors stay bounded, slow connections are
+closed; and the webhook listens on 127.0.0.1 unless told otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+
+import httpx
+
+from bot.config import from_env
+from bot.transport import listener, webhook
+from tests.fake_telegram.fixtures import async_test
+
+from .test_webhook import TOKEN, raw_post, update, webhook_bot
+
+CAP = 300  # the connection cap in this test (768 at the usual open-file limit; over 2 x BACKLOG)
+SLOW = 600  # slow connections at once
+HEAD = 3.0  # seconds to send a request's head, in this test (10 in the bot)
+
+
+def test_the_webhook_listens_on_loopback_by_default():
+    base = {
+        "DURAK_BOT_TOKEN": TOKEN,
+        "DURAK_WEBHOOK_URL": "https://x.org/hook",
+        "DURAK_WEBHOOK_SECRET": "s",
+    }
+    assert from_env(base).webhook_listen == "127.0.0.1"
+    assert from_env({**base, "DURAK_WEBHOOK_LISTEN": "0.0.0.0"}).webhook_listen == "0.0.0.0"
+
+
+def test_the_cap_leaves_descriptors_to_the_rest():
+    assert 64 <= listener.connection_cap() <= listener.MOST_CONNECTIONS
+
+
+def served_sockets(port: int) -> int:
+    """This process's descriptors of connections accepted on ``port`` (the bot's side)."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/self/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[len("socket:[") : -1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as f:
+            for line in f.readlines()[1:]:
+                local, _remote, state, *_, inode = line.split()[1:10]
+                listening = state == "0A"
+                if inode in inodes and int(local.rsplit(":", 1)[1], 16) == port and not listening:
+                    count += 1
+    return count
+
+
+ATTACKER = """
+import asyncio, random, sys
+
+port, slow, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+closed = 0
+
+async def one(rng):
+    # one header byte every 0.1 s; when the bot closes it, another about a second later
+    global closed
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(rng.uniform(0.5, 1.5))
+            continue
+        try:
+            writer.write(b"POST /hook HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: ")
+            while True:
+                writer.write(b"x")
+                await writer.drain()
+                try:
+                    async with asyncio.timeout(0.1):
+                        if await reader.read(1) == b"":
+                            break
+                except TimeoutError:
+                    pass
+        except OSError:
+            pass
+        finally:
+            closed += 1
+            writer.close()
+        await asyncio.sleep(rng.uniform(0.5, 1.5))
+
+async def main():
+    rng = random.Random(1)
+    tasks = [asyncio.create_task(one(random.Random(rng.random()))) for _ in range(slow)]
+    await asyncio.sleep(seconds)
+    print(closed, flush=True)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+asyncio.run(main())
+"""
+
+
+@async_test
+async def test_a_slowloris_neither_starves_the_webhook_nor_its_descriptors(
+    make_fake_telegram, tmp_path, monkeypatch
+):
+    """``SLOW`` connections from another process (as an attacker's are), each sending a
+    header byte every 0.1 s and connecting again when closed, for a few seconds."""
+    monkeypatch.setattr(listener, "connection_cap", lambda: CAP)
+    monkeypatch.setattr(listener, "HEAD_TIMEOUT", HEAD)
+    async with webhook_bot(make_fake_telegram, tmp_path) as (server, group, user, hook, port):
+        seconds = 2.5 + HEAD + 1  # every slow connection outlives its head's time
+        attacker = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", ATTACKER, str(port), str(SLOW), str(seconds),
+            stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        stop = asyncio.Event()
+        most = 0
+
+        async def watch() -> None:
+            nonlocal most
+            while not stop.is_set():
+                most = max(most, served_sockets(port))
+                await asyncio.sleep(0.05)
+
+        watching = asyncio.create_task(watch())
+        try:
+            await asyncio.sleep(1.0)  # the slow connections are in
+            headers = {
+                "Content-Type": "application/json",
+                "X-Telegram-Bot-Api-Secret-Token": "s3cret",
+            }
+            served = []
+            for n in range(5):  # each on a connection of its own
+                async with httpx.AsyncClient(timeout=10) as client:  # (a hang, not a speed)
+                    body = json.dumps(update(100 + n, group, user, "/help"))
+                    answer = await client.post(hook, content=body, headers=headers)
+                    served.append(answer.status_code)
+                await asyncio.sleep(0.3)
+            out, _ = await asyncio.wait_for(attacker.communicate(), seconds + 30)
+        finally:
+            stop.set()
+            await watching
+            if attacker.returncode is None:
+                attacker.kill()
+                await attacker.wait()
+        assert served == [200] * 5
+        reply = await server.wait_for_bot_message(group, after=0, contains="/newgame")
+        assert reply is not None
+        # the bot's descriptors of connections: the cap, and for a moment those accepted at
+        # once (the listen backlog) before they are closed for it
+        assert most <= CAP + listener.BACKLOG + 10, (most, CAP)
+        assert int(out) >= SLOW, out  # slow connections are closed, not kept
+
+
+@async_test
+async def test_a_body_sent_too_slowly_is_answered_408(make_fake_telegram, tmp_path, monkeypatch):
+    monkeypatch.setattr(webhook, "BODY_TIMEOUT", 1.0)
+    async with webhook_bot(make_fake_telegram, tmp_path) as (_, _, _, _, port):
+        line = await raw_post(port, "s3cret", 1000, 10)  # 10 of 1,000 bytes, then nothing
+        assert line.startswith(b"HTTP/1.1 408"), line
