@@ -157,6 +157,10 @@ class DurakBot:
         return self._built().flows
 
     @property
+    def timers(self) -> TurnTimers:
+        return self._built().timers
+
+    @property
     def webapp(self) -> WebApp | None:
         return self._built().webapp
 

@@ -18,11 +18,12 @@ import time
 import pytest
 
 from bot.screens import presenter
-from bot.ui import events, keyboards, render
+from bot.ui import events, keyboards, ratings_text, render
 from bot.ui.i18n import language
 from durak import Game, Rules
 from durak.selfplay import random_step
 from durak.service import Ending, GameInfo, Seat, Tally
+from durak.service.standings import Fools, GroupStats, RatingLine
 from tests.fake_telegram._text import parse_html, utf16_len
 
 LANGS = ("en", "ru", "uk", "pl")
@@ -139,9 +140,11 @@ def end_text(info: GameInfo, g: Game, seats: tuple[Seat, ...]) -> str:
 @pytest.mark.parametrize("lang", LANGS)
 def test_stats_history_and_help_fit_telegram(lang):
     seats = tuple(Seat(i, 100 + i, name) for i, name in enumerate(names(6)))
-    tallies = [
-        Tally(-100, 100 + i, name, 99_999, 99_999, 99_999) for i, name in enumerate(names(10))
-    ]
+    table = tuple(
+        RatingLine(100 + i, "", name, 1999 - i, 99_999, 99_999, 99, 99_999, 99_999)
+        for i, name in enumerate(names(10))
+    )
+    stats = GroupStats(table, Fools(table, 99_999), Fools(table, 99_999), Fools(table, 99_999))
     rules = Rules(deck=52)
     endings = [
         Ending("played", (5,)),
@@ -157,6 +160,6 @@ def test_stats_history_and_help_fit_telegram(lang):
         for k in range(10)  # /history shows the last 10
     ]  # fmt: skip
     with language(lang):
-        check(f"{lang} stats", render.stats_text(tallies, TITLE), None)
+        check(f"{lang} stats", ratings_text.group_stats_text(stats, TITLE), None)
         check(f"{lang} history", render.history_text(games), None)
         check(f"{lang} help", render.help_text(), None)
