@@ -118,6 +118,15 @@ def options_line(rules: Rules) -> str:
     return "📜 " + " · ".join(rules_lines(rules))
 
 
+def table_options_line(rules: Rules) -> str:
+    """The table's line: the game, then only what differs from that game's defaults
+    (the lobby and /rules give every option): short enough to head every table and
+    private panel."""
+    usual = set(games_text.option_lines(Rules() if rules.podkidnoy else Rules(game=rules.game)))
+    name, *rest = games_text.option_lines(rules)
+    return "📜 " + " · ".join([name, *(x for x in rest if x not in usual)])
+
+
 def rules_text(rules: Rules) -> str:
     """/rules: the options in force, then how the game plays in a few lines."""
     lines = ["<b>" + _("Rules in force") + "</b>"]
@@ -471,7 +480,7 @@ def _head(t: Table) -> list[str]:
     version of the message, from the deal to the end)."""
     head = ["🃏 <b>" + _("Durak") + "</b> · " + esc(t.chat_title)]
     if t.rules is not None:
-        head.append(options_line(t.rules))
+        head.append(table_options_line(t.rules))
     return head
 
 

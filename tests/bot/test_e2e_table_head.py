@@ -1,6 +1,7 @@
-"""Every version of the table message names the game in force and its options on
-one line, as the lobby does (issue 27 item 1): partial defence, whose table has
-no line of its own that would name it, and a pile game in Russian."""
+"""Every version of the table message names the game in force and, on one short
+line, the options that differ from that game's defaults (issue 27 item 1): partial
+defence, whose table has no line of its own that would name it, and a pile game in
+Russian."""
 
 from __future__ import annotations
 
@@ -40,15 +41,19 @@ async def whole_game(make_fake_telegram, tmp_path, players: int, **settings: obj
 
 
 def options_plain(rules: Rules, lang: str) -> str:
+    """The game's line, then the lobby's lines that differ from the game's defaults."""
+    usual = Rules() if rules.podkidnoy else Rules(game=rules.game)
     with language(lang):
-        return "📜 " + " · ".join(games_text.option_lines(rules))
+        defaults = set(games_text.option_lines(usual))
+        name, *rest = games_text.option_lines(rules)
+    return "📜 " + " · ".join([name, *(x for x in rest if x not in defaults)])
 
 
 @async_test
 async def test_every_table_version_names_partial_defence(make_fake_telegram, tmp_path):
     versions = await whole_game(make_fake_telegram, tmp_path, 2, partial_defence=True)
     line = options_plain(Rules(partial_defence=True), "en")
-    assert "Game: Classic" in line and "partial defence" in line
+    assert line == "📜 Game: Classic · Variants: partial defence"
     for text in versions:
         assert text.splitlines()[1] == line, text
 
