@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import Core
-from .ratings import FEATS, RELIABLE_AFTER, public
+from .ratings import FEATS, RELIABLE_AFTER, Change, public
 
 WEEK, MONTH = 7 * 86400.0, 30 * 86400.0
 
@@ -75,18 +75,8 @@ class PlayerRecord:
     feats: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RatingChange:
-    user_id: int
-    level: str
-    place: int
-    durak: bool
-    before: int
-    after: int
-
-    @property
-    def delta(self) -> int:
-        return self.after - self.before
+#: One player's rating change in one game, as the store reads it back (public numbers).
+RatingChange = Change
 
 
 @dataclass(frozen=True, slots=True)
