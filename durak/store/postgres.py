@@ -247,51 +247,17 @@ class Store:
     async def record_action(self, write: ActionWrite) -> bool:
         """One action in one statement. ``False`` if the game is no longer running at
         ``write.version - 1`` (someone acted first); nothing is written then."""
-        w, e = write, write.ending
-        if w.rated is not None:
-            return await self._record_rated(w)
-        found = await self._hot(
-            _RECORD_ACTION,
-            w.game_id,
-            w.chat_id,
-            w.version,
-            w.snapshot,
-            w.now,
-            None if e is None else e.reason,
-            None if e is None else json.dumps(list(e.losers)),
-            None if e is None else e.draw,
-            None if e is None else e.by_user,
-            w.seat,
-            w.user_id,
-            w.step,
-            *_tally_arrays(w.tallies),
-        )
+        if write.rated is not None:
+            return await self._record_rated(write)
+        found = await self._hot(_RECORD_ACTION, *_action_params(write))
         return found is not None and found[0] == 1
 
     async def _record_rated(self, w: ActionWrite) -> bool:
         """The action that ends a rated game: its statement and the ratings in one
         transaction (once a game, so not the one-statement hot path)."""
-        e = w.ending
-        assert e is not None and w.rated is not None
+        assert w.ending is not None and w.rated is not None
         async with self.transaction() as tx:
-            moved = await tx.scalar(
-                _RECORD_ACTION,
-                (
-                    w.game_id,
-                    w.chat_id,
-                    w.version,
-                    w.snapshot,
-                    w.now,
-                    e.reason,
-                    json.dumps(list(e.losers)),
-                    e.draw,
-                    e.by_user,
-                    w.seat,
-                    w.user_id,
-                    w.step,
-                    *_tally_arrays(w.tallies),
-                ),
-            )
+            moved = await tx.scalar(_RECORD_ACTION, _action_params(w))
             if moved != 1:
                 return False
             await tx.rate_game(w.rated)
@@ -402,6 +368,26 @@ _FORGET_MESSAGE = """
 WITH gone AS (DELETE FROM messages WHERE game_id = $1 AND kind = $2 AND chat_id = $3)
 SELECT EXISTS (SELECT 1 FROM games WHERE game_id = $1)
 """
+
+
+def _action_params(w: ActionWrite) -> tuple[Any, ...]:
+    """``_RECORD_ACTION``'s parameters for one action (and the game's end, if it ends)."""
+    e = w.ending
+    return (
+        w.game_id,
+        w.chat_id,
+        w.version,
+        w.snapshot,
+        w.now,
+        None if e is None else e.reason,
+        None if e is None else json.dumps(list(e.losers)),
+        None if e is None else e.draw,
+        None if e is None else e.by_user,
+        w.seat,
+        w.user_id,
+        w.step,
+        *_tally_arrays(w.tallies),
+    )
 
 
 def _tally_arrays(rows: Sequence[tuple[int, int, int]]) -> tuple[list[int], ...]:
