@@ -96,71 +96,66 @@ function toast(message) {
   toastTimer = setTimeout(() => (el.hidden = true), 3500);
 }
 
-// ---- what the player may do -------------------------------------------------------------
+// ---- what the player may do: read from the state's offer (the server decides) ---------
 
-function steps() {
-  return state ? state.legal.map((entry) => entry.step) : [];
+function offer() {
+  return state ? state.offer : { cards: {}, actions: [], openings: [] };
 }
 
-function singles(card) {
-  return steps().filter(
-    (s) =>
-      (s.do === "attack" && s.cards.length === 1 && s.cards[0] === card) ||
-      (["defend", "transfer", "lead", "beat"].includes(s.do) && s.card === card),
-  );
-}
-
-function openings() {
-  return steps().filter((s) => s.do === "attack" && s.cards.length > 1);
-}
-
-function playable(card) {
-  return singles(card).length > 0 || openings().some((s) => s.cards.includes(card));
+function optionsOf(card) {
+  const entry = offer().cards[card];
+  return entry ? entry.options : [];
 }
 
 function sameSet(a, b) {
   return a.length === b.length && a.every((c) => b.includes(c));
 }
 
+function pickable(card) {
+  const next = picking.includes(card) ? picking.filter((c) => c !== card) : [...picking, card];
+  return !next.length || offer().openings.some((o) => next.every((c) => o.cards.includes(c)));
+}
+
+function anything() {
+  const o = offer();
+  return Object.keys(o.cards).length > 0 || o.actions.length > 0;
+}
+
 function tap(card) {
   if (picking) {
-    const next = picking.includes(card) ? picking.filter((c) => c !== card) : [...picking, card];
-    if (next.length && !openings().some((s) => next.every((c) => s.cards.includes(c)))) {
+    if (!pickable(card)) {
       tg.haptic("error");
       return;
     }
-    picking = next;
+    picking = picking.includes(card) ? picking.filter((c) => c !== card) : [...picking, card];
     tg.haptic("select");
     draw();
     return;
   }
-  const options = singles(card);
-  const hasSingleAttack = steps().some((s) => s.do === "attack" && s.cards.length === 1);
-  if (!options.length) {
-    if (!hasSingleAttack && openings().some((s) => s.cards.includes(card))) {
-      picking = [card]; // English: open with a pair, chosen card by card
-      tg.haptic("select");
-      draw();
-      return;
-    }
+  const entry = offer().cards[card];
+  if (!entry) {
     tg.haptic("error");
-    toast(state && state.legal.length ? text("cannotPlay") : text("notYourTurn"));
+    toast(anything() ? text("cannotPlay") : text("notYourTurn"));
     return;
   }
-  if (options.length === 1) {
-    move(options[0]);
+  if (!entry.ask) {
+    move(entry.options[0].step);
     return;
   }
-  armed = armed === card ? null : card; // cover which card, or transfer: tap the target
+  armed = armed === card ? null : card; // which one: the choice's buttons, or tap the target
   tg.haptic("select");
   draw();
 }
 
+function coverOption(card, attack) {
+  return optionsOf(card).find((o) => o.covers === attack);
+}
+
 function target(attack) {
   if (!armed) return false;
-  const step = steps().find((s) => s.do === "defend" && s.card === armed && s.attack === attack);
-  if (step) move(step);
-  return Boolean(step);
+  const option = coverOption(armed, attack);
+  if (option) move(option.step);
+  return Boolean(option);
 }
 
 // ---- drawing ---------------------------------------------------------------------------
@@ -173,14 +168,14 @@ function el(tag, cls, content) {
 }
 
 function received(next) {
-  const wasMine = state && state.legal.length > 0;
+  const wasMine = Boolean(state) && anything();
   if (!state || state.version !== next.version || state.game !== next.game) {
     armed = null;
     picking = null;
   }
   state = next;
   clockAt = Date.now();
-  if (!wasMine && state.legal.length && !state.over) tg.haptic("success");
+  if (!wasMine && anything() && !state.over) tg.haptic("success");
   draw();
 }
 
@@ -272,7 +267,7 @@ function pairBox(attack, cover) {
   const a = face(attack, "on-table");
   pair.append(a);
   if (cover) pair.append(face(cover, "cover"));
-  const coverable = armed && !cover && steps().some((s) => s.do === "defend" && s.card === armed && s.attack === attack);
+  const coverable = armed && !cover && Boolean(coverOption(armed, attack));
   if (coverable) pair.classList.add("target");
   pair.addEventListener("click", () => target(attack));
   return pair;
@@ -345,20 +340,20 @@ function button(labelText, run, cls = "") {
 function drawActions() {
   const actions = [];
   if (picking) {
-    const ready = openings().find((s) => sameSet(s.cards, picking));
-    if (ready) actions.push({ label: "▶️ " + picking.map(label).join(" "), run: () => move(ready), key: "play" });
+    const ready = offer().openings.find((o) => sameSet(o.cards, picking));
+    if (ready) actions.push({ label: "▶️ " + ready.label, run: () => move(ready.step), key: "play" });
     actions.push({ label: "↩ " + text("back", "Back"), run: () => { picking = null; draw(); }, key: "back" });
+  } else if (armed) {
+    // the panel's choice: one button for each thing the card may do, and Back
+    for (const o of optionsOf(armed)) {
+      actions.push({ label: o.label, run: () => move(o.step), key: o.step.do });
+    }
+    actions.push({ label: "↩ " + text("back", "Back"), run: () => { armed = null; draw(); }, key: "back" });
   } else {
-    if (armed) {
-      for (const s of singles(armed).filter((x) => x.do === "transfer")) {
-        actions.push({ label: text("transferWith").replace("{card}", label(armed)), run: () => move(s), key: "transfer" });
-      }
+    for (const entry of offer().actions) {
+      actions.push({ label: entry.label, run: () => move(entry.step), key: entry.step.do });
     }
-    for (const entry of state.legal) {
-      if (entry.label) actions.push({ label: entry.label, run: () => move(entry.step), key: entry.step.do });
-    }
-    const single = steps().some((s) => s.do === "attack" && s.cards.length === 1);
-    if (single && openings().length && !state.table?.length) {
+    if (offer().openings.length) {
       actions.push({ label: "🃏 " + text("several", "Several cards"), run: () => { picking = []; draw(); }, key: "several" });
     }
   }
@@ -397,7 +392,7 @@ function drawHand() {
   } else {
     for (const c of state.hand) {
       const card = face(c, "in-hand");
-      const lit = playable(c) || (picking && picking.includes(c));
+      const lit = picking ? picking.includes(c) || pickable(c) : Boolean(offer().cards[c]);
       card.classList.add(lit ? "legal" : "dim");
       if (c === armed) card.classList.add("armed");
       if (picking && picking.includes(c)) card.classList.add("chosen");
@@ -445,9 +440,9 @@ function draggable(node, card) {
     const under = document.elementFromPoint(e.clientX, e.clientY);
     const pair = under && under.closest(".pair");
     if (pair) {
-      const step = steps().find((s) => s.do === "defend" && s.card === card && s.attack === pair.dataset.attack);
-      if (step) {
-        move(step);
+      const option = coverOption(card, pair.dataset.attack);
+      if (option) {
+        move(option.step);
         return;
       }
     }
@@ -462,7 +457,7 @@ function draw() {
   document.body.dataset.state = state.over ? "over" : "ready";
   document.body.dataset.version = String(state.version);
   document.body.dataset.family = state.family;
-  document.body.classList.toggle("my-turn", state.legal.length > 0 || Boolean(state.slotsLive));
+  document.body.classList.toggle("my-turn", anything() || Boolean(state.slotsLive));
   drawSeats();
   drawMe();
   drawDeck();
