@@ -146,9 +146,12 @@ class GameService:
             chat_id, user_id, name, chat_title, rules, thread_id
         )
 
-    async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
-        """Sit down in the topic's lobby (joining confirms: ``ready``)."""
-        return await self._lobbies.join(chat_id, user_id, name, thread_id)
+    async def join(
+        self, chat_id: int, user_id: int, name: str, thread_id: int = 0, app: bool = False
+    ) -> GameInfo:
+        """Sit down in the topic's lobby (joining confirms: ``ready``); ``app``: from the Mini
+        App, by a player the front end cannot write to (``Seat.app``)."""
+        return await self._lobbies.join(chat_id, user_id, name, thread_id, app)
 
     async def add_ai(
         self,

@@ -290,6 +290,14 @@ async def ratings(tx: SqlTx, d: Dialect) -> None:
     await rate_history(tx)
 
 
+@step
+async def app_seats(tx: SqlTx, d: Dialect) -> None:
+    """The Mini App: ``seats.app_only``, a seat that joined from the page and whose
+    player the bot cannot write to (he never started it): nothing is sent to him in
+    private, his place is the page (SQLite's version 6, PostgreSQL's 5)."""
+    await _run(tx, (f"ALTER TABLE seats ADD COLUMN {d.flag('app_only')}",))
+
+
 # ---- a database's own numbering -------------------------------------------------------
 
 
