@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
-from telegram.error import TelegramError
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -22,6 +22,7 @@ from durak.service import RUNNING, GameInfo, GameService, ServiceError
 from . import dbguard
 from .config import Config
 from .flows import Flows
+from .screens import pace
 from .screens.languages import Languages
 from .screens.presenter import Presenter, Titles, parse_place, place
 from .seats.ai_pool import HARD_BUDGET_MS, AiPool
@@ -122,6 +123,8 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    #: The seconds of the group's table pace and the phrases' 3 s (tests: their own clock).
+    clock: pace.Clock = pace.SYSTEM
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
@@ -214,6 +217,7 @@ class DurakBot:
             live=pages,
             webapp_url=self.config.webapp_url,
             webapp_link=self._webapp_link(app.bot),
+            time=self.clock,
         )
         timers = presenter.timers
         assert timers is not None  # given a clock, the presenter made it
@@ -242,6 +246,7 @@ class DurakBot:
             await parts.webapp.stop()
         await parts.flows.lifecycle.stop()
         await parts.timers.close()
+        await parts.presenter.pace.close()
         parts.ai.close()
         await parts.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
 
@@ -290,7 +295,17 @@ class DurakBot:
                 getattr(found, "is_member", False)
             )
 
-        bridge = Bridge(service, presenter, pages, member)
+        async def reachable(user_id: int) -> bool:
+            """Whether the bot may write to him: a 403 means he never started it."""
+            try:
+                await bot.send_chat_action(user_id, "typing")
+            except Forbidden:
+                return False
+            except TelegramError:
+                pass
+            return True
+
+        bridge = Bridge(service, presenter, pages, member, reachable, self.clock)
         return WebApp(
             self.config.webapp_path, self.config.token, bridge, pages, self.config.webapp_max_age
         )
@@ -349,6 +364,8 @@ class DurakBot:
                 continue
             self._warned.add((info.game_id, chat_id))
             seat = info.seat_of(chat_id)
+            if seat is not None and info.seats[seat].app:
+                continue  # he plays in the Mini App: the bot knew, the group hears nothing
             name = info.seats[seat].name if seat is not None else str(chat_id)
             with language(await parts.langs.of_group(info.chat_id, info.creator_id)):
                 warn_blocked(parts, info, name)

@@ -17,6 +17,7 @@ from telegram.ext import Application
 
 from bot.app import DurakBot, build_application
 from bot.config import Config
+from bot.screens.pace import Clock
 from bot.transport.outbox import SendLimits
 from bot.transport.runner import ALLOWED_UPDATES, WEBHOOK_CONNECTIONS
 from bot.transport.webhook import WebhookServer
@@ -42,6 +43,30 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class ManualClock(Clock):
+    """A clock that moves only when the test says (``advance``): the group table's pace
+    and the phrases' 3 s, with verdicts that never depend on the machine's speed."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.at = start
+        self._moved = asyncio.Condition()
+
+    def now(self) -> float:
+        return self.at
+
+    async def sleep(self, seconds: float) -> None:
+        until = self.at + max(0.0, seconds)
+        async with self._moved:
+            await self._moved.wait_for(lambda: self.at >= until)
+
+    async def advance(self, seconds: float) -> None:
+        self.at += seconds
+        async with self._moved:
+            self._moved.notify_all()
+        for _ in range(10):  # the sleepers it woke run their next steps
+            await asyncio.sleep(0)
 
 
 class ErrorLog(logging.Handler):
@@ -303,6 +328,21 @@ class Table:
         confirm = next(d for d in found.callback_data if d.startswith("1a."))
         for user in self.users[1:]:
             await self.press(user, found, confirm)
+
+    async def confirm_again(self, user: User, lobby_id: int) -> str:
+        """``user`` presses "I'm in" on the group's Play-again lobby ``lobby_id``."""
+        from bot.ui import callbacks as cb
+
+        data = cb.lobby("a", lobby_id)
+
+        def found() -> Message | None:
+            return next(
+                (m for m in reversed(self.bot_messages(self.group)) if data in m.callback_data),
+                None,
+            )
+
+        lobby = await self.server.wait_for(found, 10, what="the Play-again lobby")
+        return await self.press(user, lobby, data)
 
     async def press(self, user: User, message: Message, data: str, check: bool = True) -> str:
         press = await user.press(message, data, check=check)
