@@ -115,6 +115,8 @@ class Bridge:
 
     async def opened(self, conn: Conn, target: Target) -> None:
         """The page's first content: the lobby, the game's state, or the replay."""
+        if conn.mode != REPLAY_MODE:
+            await self._page_only(target.info, target.seat, conn.user_id)
         if conn.mode == LOBBY_MODE:
             title = await self.presenter.titles.get(target.info.chat_id)
             conn.send(protocol.dumps(protocol.lobby(target.info, conn.user_id, conn.lang, title)))
@@ -123,6 +125,17 @@ class Bridge:
         else:
             await self.send_state(conn, target.info)
         self.registry.opened(conn)
+
+    async def _page_only(self, info: GameInfo, seat: int | None, user_id: int) -> None:
+        """A seated player who opens the page and to whom the bot cannot write (a lobby's
+        creator who never started it) plays here only from now on (``Seat.app``): no
+        private message is tried, and the group hears nothing of it."""
+        if seat is None or self.reachable is None or info.seats[seat].app:
+            return
+        if info.status not in (LOBBY, RUNNING) or info.message("panel", user_id) is not None:
+            return  # (a panel of his was delivered: the bot can write to him)
+        if not await self.reachable(user_id):
+            await self.service.set_app(info.game_id, user_id)
 
     async def state(self, conn: Conn, info: GameInfo | None = None) -> dict[str, Any] | None:
         info = info or await self.service.game(conn.game_id)

@@ -276,6 +276,10 @@ class GameService:
         seat is away until he presses a button)."""
         return await self._seats.hand_to_ai(game_id, seat)
 
+    async def set_app(self, game_id: int, user_id: int) -> bool:
+        """His seat is the Mini App's only (``Seat.app``): the front end cannot write to him."""
+        return await self._seats.set_app(game_id, user_id)
+
     async def mark_present(self, game_id: int, user_id: int) -> bool:
         """The player acted (pressed a button): clear his timeouts and away flag."""
         return await self._seats.mark_present(game_id, user_id)

@@ -495,6 +495,16 @@ class SqlTx(ABC):
         )
         return changed == 1
 
+    async def set_app(self, game_id: int, user_id: int) -> Seat | None:
+        """His seat is the Mini App's only (``Seat.app``); the seat, ``None`` if it
+        already was or he has none."""
+        found = await self.row(
+            "UPDATE seats SET app_only = true"
+            f" WHERE game_id = $1 AND user_id = $2 AND NOT app_only RETURNING {SEAT_COLUMNS}",
+            (game_id, user_id),
+        )
+        return None if found is None else seat_row(found)
+
     async def hand_to_ai(self, game_id: int, user_id: int) -> Seat | None:
         """The player left: the AI plays his seat for good. The seat, or ``None``."""
         found = await self.row(

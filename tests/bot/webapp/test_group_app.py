@@ -469,3 +469,34 @@ async def test_a_page_only_player_who_closes_the_page_is_waited_on_in_the_table_
             )
         assert g.private(g.cid) == []
     assert not errors.records
+
+
+@async_test
+async def test_a_creator_who_never_started_the_bot_plays_in_the_page_once_he_opens_it(
+    make_fake_telegram, tmp_path, errors
+):
+    async with a_group(make_fake_telegram, tmp_path) as g:
+        service = durak_of(g.app).service
+        await g.cid.send(g.group, "/newgame")
+        lobby = await g.server.wait_for(lambda: g.table.lobby(), 10, what="a lobby")
+        link = next(b.url for b in lobby.buttons if b.url and "startapp=" in b.url)
+        start = link.split("startapp=")[1]
+        async with page(g.port, {"init": init_data(g.server, g.cid, start)}) as p:
+            shown = (await p.until("lobby"))["lobby"]
+            assert shown["you"] == 0 and "start" in shown["may"]
+            assert [s.app for s in (await service.game(int(start))).seats] == [True]
+            table = g.table
+            table.users = [g.ann]
+            await table.join_all()
+            while len((await p.until("lobby"))["lobby"]["seats"]) < 2:
+                pass
+            await p.send({"lobby": "start"})
+            assert (await p.state())["you"] == 0
+            await g.server.wait_for(lambda: table.panel(g.ann), 10, what="Ann's panel")
+        web = durak_of(g.app).webapp
+        await _until(lambda: not web.registry.count() and not web.bridge._tasks)  # closed...
+        await durak_of(g.app).outbox.idle(10)  # ...and what that queued is sent: nothing
+        assert g.private(g.cid) == []
+        texts = " ".join(m.plain_text or "" for m in g.table.bot_messages(g.group))
+        assert "cannot get their cards" not in texts
+    assert not errors.records
