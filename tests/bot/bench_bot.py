@@ -952,7 +952,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     proc.start()
     bench = Bench(server, look=args.look, think=args.think, seed=args.seed, picker=args.picker)
     bench.webapp_port = endpoint.webapp_port
-    bench.session = aiohttp.ClientSession()
+    bench.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))  # 400 pages
     players: list[asyncio.Task[None]] = []
     try:
         ready = await _recv(conn, proc, BOT_START_TIMEOUT)
