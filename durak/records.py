@@ -35,7 +35,7 @@ def export_record(game: Game, name: str = "", with_result: bool = True) -> dict[
     return {
         "format": FORMAT,
         "name": name,
-        "rules": game.rules.changed(),
+        "rules": game.rules.to_record(),
         "players": list(game.players),
         "start": game.start,
         "steps": steps,
@@ -54,7 +54,7 @@ def game_from_record(record: Any) -> Game:
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise MalformedRecord(f"not a {FORMAT} document")
     try:
-        rules = Rules.from_dict(record.get("rules", {}))
+        rules = Rules.from_record(record.get("rules", {}))
         players = record["players"]
         if not isinstance(players, list):
             raise MalformedRecord("players must be a list")

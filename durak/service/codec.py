@@ -36,8 +36,10 @@ def json_text(value: Any) -> str:
 
 
 def rules_of(text: str) -> Rules:
+    """A stored game's rules, as it was played (an option it does not name reads as
+    :meth:`Rules.from_record` says)."""
     try:
-        return Rules.from_dict(json.loads(text))
+        return Rules.from_record(json.loads(text))
     except (ValueError, TypeError) as e:
         raise DatabaseError(f"stored rules are unreadable: {e}") from None
 
@@ -112,7 +114,7 @@ def comparable(snapshot: Any) -> Any:
     an option existed lists fewer options and means the same game."""
     if isinstance(snapshot, dict) and isinstance(snapshot.get("rules"), dict):
         try:
-            return {**snapshot, "rules": Rules.from_dict(snapshot["rules"]).to_dict()}
+            return {**snapshot, "rules": Rules.from_record(snapshot["rules"]).to_dict()}
         except ValueError:
             return snapshot
     return snapshot
