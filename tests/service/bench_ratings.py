@@ -4,15 +4,18 @@ in a few chats), then the time the store takes to open it, rating every game.
 
     python -m tests.service.bench_ratings [--games 1000] [--db postgresql://...]
 
-Without ``--db`` a SQLite file in a temporary folder. The test of the migration
-(tests/service/test_ratings_migration.py) builds its database with
-:func:`old_database`.
+Without ``--db`` a SQLite file in a temporary folder. The tests of the migrations
+(tests/service/test_ratings_migration.py) build their databases with
+:func:`old_database` and :func:`write_game`: the games as the code of that schema
+wrote them, before ``no_progress_draw`` existed (their rules and snapshots do not
+name it, and they were played without it).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import tempfile
 import time
@@ -57,48 +60,86 @@ def random_game(k: int, rng: random.Random) -> tuple[int, list[Seat], Game]:
         else:
             left = rng.random() < 0.05
             seats.append(Seat(s, 1000 + p, NAMES[p], HUMAN, None, 0, left, False, left))
-    rules = Rules(transfer=rng.random() < 0.3)
+    rules = Rules(transfer=rng.random() < 0.3, no_progress_draw=False)
     game = Game.from_seed(rules, [s.name for s in seats], rng.randrange(2**32))
     play_random(game, rng)
     return chat, seats, game
 
 
-async def old_database(db: str | Path, games: int, seed: int = 1) -> list[Stored]:
-    """A new database at the schema before ratings, with ``games`` finished games
-    written as the service writes them (the action log's guard set aside while they
-    are written, for speed, and put back)."""
+def before_ratings(backend: Any) -> int:
+    """The backend's schema version before the ratings came (SQLite's 4, PostgreSQL's
+    3): the last one whose code did not know ``no_progress_draw`` either."""
+    return next(k for k, m in enumerate(backend.MIGRATIONS) if m.__name__.endswith(": ratings"))
+
+
+async def old_store(db: str | Path) -> Any:
+    """The store opened on a new database at the schema before ratings."""
     backend = _backend(db)
-    before = len(backend.MIGRATIONS) - 1
+    before = before_ratings(backend)
     saved = backend.MIGRATIONS, backend.SCHEMA_VERSION
     backend.MIGRATIONS, backend.SCHEMA_VERSION = saved[0][:before], before
     try:
-        store = await backend.Store.open(db)
+        return await backend.Store.open(db)
     finally:
         backend.MIGRATIONS, backend.SCHEMA_VERSION = saved
+
+
+async def old_database(db: str | Path, games: int, seed: int = 1) -> list[Stored]:
+    """A new database at the schema before ratings, with ``games`` finished games
+    written as the service then wrote them (the action log's guard set aside while
+    they are written, for speed, and put back)."""
+    backend = _backend(db)
+    store = await old_store(db)
     rng = random.Random(seed)
     stored: list[Stored] = []
     try:
         async with store.transaction() as tx:
-            guard = await _set_guard_aside(tx, backend is sqlite_store)
+            guard = await set_guard_aside(tx, backend is sqlite_store)
             for k in range(games):
                 chat, seats, game = random_game(k, rng)
-                stored.append(await _write(tx, chat, seats, game, 1_000_000.0 + k))
-            await _put_guard_back(tx, backend is sqlite_store, guard)
+                stored.append(await write_game(tx, chat, seats, game, 1_000_000.0 + k))
+            await put_guard_back(tx, backend is sqlite_store, guard)
     finally:
         await store.close()
     return stored
 
 
-async def _write(tx: Any, chat: int, seats: list[Seat], game: Game, now: float) -> Stored:
+def before_the_option(text: str) -> str:
+    """Stored rules, or a snapshot, as the code before ``no_progress_draw`` wrote them:
+    the option not named, no count of takes."""
+    data = json.loads(text)
+    if "rules" in data:  # a snapshot
+        data["rules"].pop("no_progress_draw")
+        data.pop("stall", None)
+    else:
+        data.pop("no_progress_draw")
+    return json_text(data)
+
+
+async def write_game(
+    tx: Any,
+    chat: int,
+    seats: list[Seat],
+    game: Game,
+    now: float,
+    previous: int | None = None,
+) -> Stored:
+    """A game played without ``no_progress_draw``, written as the service wrote it
+    before that option (finished if it is over, else running); what it is rated as."""
+    assert not game.rules.no_progress_draw
     await tx.upsert_chat(chat, "bench", now)
+    for s in seats:
+        if s.kind == HUMAN:
+            await tx.upsert_user(s.user_id, s.name, now)
     game_id = await tx.insert_game(
         chat,
         seats[0].user_id,
-        rules_json(game.rules),
+        before_the_option(rules_json(game.rules)),
         now,
+        previous_game_id=previous,
         seed="1",
         start=json_text(game.start),
-        snapshot=snapshot_text(game),
+        snapshot=before_the_option(snapshot_text(game)),
     )
     await tx.replace_seats(game_id, seats)
     await tx.executemany(
@@ -112,14 +153,15 @@ async def _write(tx: Any, chat: int, seats: list[Seat], game: Game, now: float) 
     await tx.execute(
         "UPDATE games SET version = $1 WHERE game_id = $2", (len(game.history), game_id)
     )
-    assert game.result is not None
+    if game.result is None:  # still running
+        return Stored(game_id, None)
     ending = Ending(PLAYED, game.result.losers, game.result.draw)
     assert await tx.end_game(game_id, RUNNING, FINISHED, ending, now)
     await tx.add_tallies(chat, tally_rows(tuple(seats), ending))
     return Stored(game_id, rated_games.rated_game(game_id, chat, now, seats, game, ending))
 
 
-async def _set_guard_aside(tx: Any, sqlite: bool) -> str:
+async def set_guard_aside(tx: Any, sqlite: bool) -> str:
     if sqlite:
         found = await tx.scalar(
             "SELECT sql FROM sqlite_master WHERE name = 'actions_follow_version'"
@@ -130,7 +172,7 @@ async def _set_guard_aside(tx: Any, sqlite: bool) -> str:
     return ""
 
 
-async def _put_guard_back(tx: Any, sqlite: bool, guard: str) -> None:
+async def put_guard_back(tx: Any, sqlite: bool, guard: str) -> None:
     if sqlite:
         await tx.execute(guard)
     else:
