@@ -141,7 +141,8 @@ def settle(
     achievements earned now that ``earned`` (the ones they already have) lacks.
 
     Seats of one key in one game (two AI seats of one level) are rated as copies
-    of the same prior; the key keeps their mean."""
+    of the same prior; the key keeps their mean, and one change: the durak if any
+    of its seats is, at the place of its last seat (RULES-NOTES.md 79)."""
     entrants = game.entrants
     groups = _groups(entrants)
     before = {e.key: current.get(e.key, Standing()) for e in entrants}
@@ -152,27 +153,28 @@ def settle(
     for group, values in zip(groups, after, strict=True):
         for e, value in zip(group, values, strict=True):
             new_by_key.setdefault(e.key, []).append(value)
+    seats_by_key: dict[tuple[int, str], list[Entrant]] = {}
+    for e in entrants:
+        seats_by_key.setdefault(e.key, []).append(e)
     standings: dict[tuple[int, str], Standing] = {}
     changes: list[Change] = []
-    for e in entrants:
-        if e.key in standings:
-            continue
-        old, values = before[e.key], new_by_key[e.key]
+    for key, seats in seats_by_key.items():
+        old, values = before[key], new_by_key[key]
         mu = sum(v[0] for v in values) / len(values)
         sigma = sum(v[1] for v in values) / len(values)
-        streak = 0 if e.durak else old.streak + 1
-        standings[e.key] = replace(
+        durak = any(e.durak for e in seats)
+        streak = 0 if durak else old.streak + 1
+        standings[key] = replace(
             old,
             mu=mu,
             sigma=sigma,
             games=old.games + 1,
-            flaky=old.flaky + int(e.flaky),
+            flaky=old.flaky + int(any(e.flaky for e in seats)),
             streak=streak,
             best=max(old.best, streak),
         )
-        changes.append(
-            Change(e.user_id, e.level, e.place, e.durak, old.rating, standings[e.key].rating)
-        )
+        place = max(e.place for e in seats)
+        changes.append(Change(*key, place, durak, old.rating, standings[key].rating))
     feats = _feats(game, standings, set(earned))
     return Settlement(tuple(standings.items()), tuple(changes), feats)
 

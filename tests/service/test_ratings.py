@@ -34,7 +34,17 @@ from durak.service.summary import summarize
 from durak.service.types import Ending, Seat
 from tests.dbaccess import Db, db_execute, db_rows
 
-from .helpers import CHAT, NAMES, lobby, play_again_all, play_out, started, user, with_service
+from .helpers import (
+    CHAT,
+    NAMES,
+    find_seed,
+    lobby,
+    play_again_all,
+    play_out,
+    started,
+    user,
+    with_service,
+)
 
 MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
 
@@ -421,3 +431,66 @@ def test_damaged_standings_leave_the_game_unrated_but_finished(tmp_path: Path) -
     assert db_rows(db, "SELECT count(*) FROM rating_changes WHERE game_id = ?", (game_id,)) == [
         (0,)
     ]
+
+
+# ---- two AI seats of one level (issue 33 item 2) ---------------------------------------
+
+
+@pytest.mark.parametrize("durak_seat", [1, 2])
+def test_the_level_of_two_ai_seats_is_the_durak_if_either_is(durak_seat: int) -> None:
+    game = RatedGame(
+        3,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False),
+            Entrant(AI, "normal", 1 if durak_seat == 2 else 2, durak_seat == 1),
+            Entrant(AI, "normal", 2 if durak_seat == 2 else 1, durak_seat == 2),
+        ),
+    )
+    done = settle(game, {(AI, "normal"): Standing(streak=1, best=1)})
+    (level,) = [c for c in done.changes if c.level == "normal"]
+    assert level.durak and level.place == 2  # at the place of its last seat
+    standing = dict(done.standings)[(AI, "normal")]
+    assert (standing.games, standing.streak, standing.best) == (1, 0, 1)
+    mus = [mu for group in rate([[(MU, SIGMA)]] * 3, [0, 1, 2]) for mu, _ in group]
+    assert standing.mu == pytest.approx((mus[1] + mus[2]) / 2)  # the copies' mean, as before
+
+
+@pytest.mark.parametrize("durak_seat", [1, 2])
+def test_two_normal_ai_seats_either_the_durak_on_both_stores(db: Db, durak_seat: int) -> None:
+    """Ann and two `normal` AI seats play twice: Ann is the durak of the first game,
+    the AI seat ``durak_seat`` of the second. The level was the durak once: its
+    stored change, /stats's "1× durak", its streak and Ann's head-to-head say so."""
+
+    def durak(seat: int):  # type: ignore[no-untyped-def]
+        return lambda g: g.result is not None and g.result.losers == (seat,)
+
+    seeds = [find_seed(Rules(), 3, durak(seat)) for seat in (0, durak_seat)]
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        ended = []
+        for seed in seeds:
+            await lobby(s, 1)
+            for _ in range(2):
+                await s.add_ai(CHAT, "normal", user(0))
+            info = await s.start(CHAT, user(0), seed=seed)
+            result = await play_out(s, info, random.Random(seed))
+            assert result.ending.losers == ((0,) if not ended else (durak_seat,))
+            ended.append(result.game_id)
+        return ended, await s.group_stats(CHAT), await s.player_record(CHAT, user(0))
+
+    ended, stats, record = with_service(db, body)
+    rows = db_rows(
+        db,
+        "SELECT game_id, durak FROM rating_changes WHERE level = 'normal' ORDER BY game_id",
+    )
+    assert [(g, bool(d)) for g, d in rows] == [(ended[0], False), (ended[1], True)]
+    (level,) = [x for x in stats.lines if x.level == "normal"]
+    assert (level.games, level.duraks, level.streak, level.best) == (2, 1, 0, 1)
+    (ann,) = [x for x in stats.lines if x.user_id == user(0)]
+    assert (ann.games, ann.duraks, ann.streak) == (2, 1, 1)
+    assert record is not None
+    (meeting,) = record.meetings
+    assert meeting.other.level == "normal"
+    assert (meeting.games, meeting.mine, meeting.theirs) == (2, 1, 1)
