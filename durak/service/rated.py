@@ -109,18 +109,23 @@ def _rated(
 ) -> RatedGame:
     entrants = []
     for seat, place, durak in placed:
-        human = not seat.is_ai
+        user_id, level = rating_key(seat)
         entrants.append(
             Entrant(
-                user_id=seat.user_id if human else AI,
-                level="" if human else (seat.level or "normal"),
+                user_id=user_id,
+                level=level,
                 place=place,
                 durak=durak,
-                flaky=human and (seat.left or seat.away),
+                flaky=not seat.is_ai and (seat.left or seat.away),
                 team=seat.seat % 2 if teams else None,
             )
         )
     return RatedGame(game_id, chat_id, at, tuple(entrants), feats)
+
+
+def rating_key(seat: Seat) -> tuple[int, str]:
+    """Whose rating a seat plays for: its player's, or its AI level's (:data:`AI`)."""
+    return (AI, seat.level or "normal") if seat.is_ai else (seat.user_id, "")
 
 
 async def earlier_seats(tx: Tx, game_id: int) -> dict[str, Seat]:

@@ -85,6 +85,30 @@ def test_the_recap_is_two_short_lines() -> None:
         assert ratings_text.feats_lines(seats, rated) == ["🏅 Ann: 🦾 Beat the hard bot"]
 
 
+def test_a_knock_outs_recap_and_history_name_the_players_of_earlier_deals() -> None:
+    """The final of a knock-out seats Cid and Eve; Ann went out in an earlier deal:
+    the changes name her too, by the seat of hers they come with (issue 33 item 3)."""
+    final = (Seat(0, 103, "Cid"), Seat(1, 105, "Eve"))
+    rated = GameRatings(
+        (
+            RatingChange(103, "", 0, False, 1000, 1110),
+            RatingChange(105, "", 1, False, 1000, 1082),
+            RatingChange(101, "", 2, True, 1000, 907),
+        ),
+        ((101, "streak5"),),
+        (Seat(2, 101, "Ann"),),
+    )
+    with language("en"):
+        recap = ratings_text.recap_lines(final, None, rated)
+        history = ratings_text.history_suffix(final, rated)
+        feats = ratings_text.feats_lines(final, rated)
+    assert recap == [
+        "📈 Cid +110, Eve +82, Ann −93 · Ann: 🔥 Five games in a row without being the durak"
+    ]
+    assert history == "\n   📈 Cid +110, Eve +82, Ann −93"
+    assert feats == ["🏅 Ann: 🔥 Five games in a row without being the durak"]
+
+
 @async_test
 async def test_the_end_message_recaps_and_history_shows_the_changes(
     make_fake_telegram, tmp_path, errors

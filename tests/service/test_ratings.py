@@ -494,3 +494,36 @@ def test_two_normal_ai_seats_either_the_durak_on_both_stores(db: Db, durak_seat:
     (meeting,) = record.meetings
     assert meeting.other.level == "normal"
     assert (meeting.games, meeting.mine, meeting.theirs) == (2, 1, 1)
+
+
+# ---- a knock-out's rated players by name (issue 33 item 3) -----------------------------
+
+
+def test_a_knock_outs_ratings_name_the_players_of_earlier_deals(
+    db: Db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last deal of a knock-out of four seats two players; its rating changes
+    rate all four, and come with the seats of the two knocked out before it, so its
+    recap and /history can name them."""
+    monkeypatch.setattr(series.secrets, "randbits", random.Random(104).getrandbits)
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 4, seed=5, sprint=True)
+        rng = random.Random(5)
+        while True:
+            result = await play_out(s, info, rng)
+            if result.next_game_id is None:
+                last = await s.game(result.game_id)
+                return last, (await s.game_ratings([last.game_id]))[last.game_id]
+            info = await s.game(result.next_game_id)
+
+    last, rated = with_service(db, body)
+    match = last.game.view(None).match
+    assert match.winner is not None and match.eliminated
+    assert {c.user_id for c in rated.changes} == {user(k) for k in range(4)}
+    here = {s.user_id for s in last.seats}
+    gone = {s.user_id: s.name for s in rated.earlier}
+    assert set(gone) == {user(k) for k in range(4)} - here
+    assert sorted(gone.values()) == sorted(set(match.eliminated) - set(last.game.players))
+    assert len(gone) == 2  # the final deal seats two of the four
+    assert sorted(gone.values()) == sorted(NAMES[k] for k in range(4) if user(k) not in here)
