@@ -42,6 +42,7 @@ from .helpers import (
     play_again_all,
     play_out,
     started,
+    step,
     user,
     with_service,
 )
@@ -527,3 +528,91 @@ def test_a_knock_outs_ratings_name_the_players_of_earlier_deals(
     assert sorted(gone.values()) == sorted(set(match.eliminated) - set(last.game.players))
     assert len(gone) == 2  # the final deal seats two of the four
     assert sorted(gone.values()) == sorted(NAMES[k] for k in range(4) if user(k) not in here)
+
+
+# ---- achievements after a surrender or a /leave (issue 33 item 5) ----------------------
+
+
+def test_a_surrender_or_a_left_seat_earns_no_achievement_by_its_places() -> None:
+    """RULES-NOTES.md 82: a surrender's places tie the others (nobody went out first
+    by them); a seat its player left earns him nothing, though it counts for him."""
+    surrender = RatedGame(
+        4,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False),
+            Entrant(user(1), "", 1, True, flaky=True),
+            Entrant(user(2), "", 0, False),
+        ),
+        by_play=False,
+    )
+    assert settle(surrender, {}).feats == ()
+    left = RatedGame(
+        5,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False, flaky=True),  # the AI played him out first
+            Entrant(AI, "hard", 1, False),
+            Entrant(user(2), "", 2, True),
+        ),
+        ((user(0), SIX), (user(2), CHAIN)),
+    )
+    done = settle(left, {(user(0), ""): Standing(streak=4)})
+    assert done.feats == ((user(2), CHAIN),)  # no first win, hard bot, streak, six for him
+    assert dict(done.standings)[(user(0), "")].streak == 5  # his seat's result still counts
+
+
+def test_a_surrender_before_anyone_went_out_earns_nobody_a_first_win(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=2)
+        await s.surrender(info.game_id, user(1))
+        return (await s.game_ratings([info.game_id]))[info.game_id]
+
+    rated = with_service(db, body)
+    assert rated.feats == ()
+    assert db_rows(db, "SELECT count(*) FROM achievements") == [(0,)]
+
+
+def test_after_a_surrender_whoever_went_out_first_by_play_has_it(db: Db) -> None:
+    """Four play until one of them goes out; then one still holding cards surrenders:
+    the one out first has his first win, the others (tied by the surrender) none."""
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 4, seed=7)
+        rng, version = random.Random(7), info.version
+        while True:
+            view = info.game.view(None)
+            out = [k for k, seat in enumerate(view.seats) if seat.out]
+            if out:
+                break
+            version = (await step(s, info, rng, version)).version
+        holding = next(k for k, seat in enumerate(view.seats) if not seat.out)
+        await s.surrender(info.game_id, info.seats[holding].user_id)
+        return out, (await s.game_ratings([info.game_id]))[info.game_id]
+
+    out, rated = with_service(db, body)
+    assert rated.feats == tuple((user(k), FIRST_WIN) for k in out)
+    assert db_rows(db, "SELECT user_id, feat FROM achievements ORDER BY user_id") == [
+        (user(k), FIRST_WIN) for k in out
+    ]
+
+
+def test_a_player_who_left_keeps_his_seats_result_but_not_its_achievements(db: Db) -> None:
+    """Bob /leaves at once; the AI (random moves here) plays his seat, which goes out
+    first: the result counts for his rating, the first win is nobody's."""
+    seed = find_seed(Rules(), 3, lambda g: summarize(g).out[0] == (1,))
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=seed)
+        await s.hand_over(info.game_id, user(1))
+        result = await play_out(s, await s.game(info.game_id), random.Random(seed))
+        return (await s.game_ratings([result.game_id]))[result.game_id]
+
+    rated = with_service(db, body)
+    bob = next(c for c in rated.changes if c.user_id == user(1))
+    assert bob.place == 0 and not bob.durak and bob.after > bob.before
+    assert (user(1), FIRST_WIN) not in rated.feats
+    assert db_rows(db, "SELECT count(*) FROM achievements WHERE user_id = ?", (user(1),)) == [(0,)]
+    assert db_rows(db, "SELECT flaky FROM ratings WHERE user_id = ?", (user(1),)) == [(1,)]
