@@ -25,6 +25,7 @@ from durak.service.standings import (
 )
 from durak.service.summary import Bout, Summary
 from tests.fake_telegram.fixtures import async_test
+from tests.service.bench_ratings import history_before_the_option
 
 from .harness import Table, durak_of, friends_and_admin, running_bot
 
@@ -158,6 +159,25 @@ async def test_the_end_message_recaps_and_history_shows_the_changes(
         second = (await service.running_games())[0].game_id
         ended = await table.play_to_the_end(watch=(service, second))
         assert "📈 " not in (ended.plain_text or "") and "🏁" in (ended.plain_text or "")
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_history_from_before_no_progress_draw_is_whole(make_fake_telegram, tmp_path, errors):
+    """A database of the schema before ratings, its group's games stored before
+    ``no_progress_draw`` existed, one of them a table that took 114 times in a row
+    (issue 33 item 1): the bot migrates it as it starts, and /history lists every game
+    with its rating changes (before: "game 2 is damaged", and no answer)."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=4)
+    db = tmp_path / "durak.sqlite3"
+    people = [(u.id, u.first_name) for u in users]
+    stored = await history_before_the_option(db, group.id, people, running=False)
+    async with running_bot(server, db):
+        await users[0].send(group, "/history")
+        history = await server.wait_for_bot_message(group, contains="Recent games")
+    text = history.plain_text or ""
+    assert [f"#{g.game_id} " in text for g in stored] == [True] * 3
+    assert text.count("📈 ") == 3 and "damaged" not in text
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 

@@ -19,11 +19,13 @@ import json
 import random
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from durak import Game, Rules
+from durak.actions import TAKE, Action, Attack, Pass
 from durak.selfplay import play_random
 from durak.service import rated as rated_games
 from durak.service.codec import json_text, rules_json, snapshot_text, tally_rows
@@ -31,7 +33,10 @@ from durak.service.ratings import RatedGame
 from durak.service.types import AI, FINISHED, HUMAN, PLAYED, RUNNING, Ending, Seat
 from durak.store import postgres
 from durak.store import sqlite as sqlite_store
+from tests.dbaccess import Db, is_pg
+from tests.service.helpers import CHAT, user
 
+#: The service tests' names (helpers.NAMES), and two more.
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 LEVELS = ("easy", "normal", "hard")
 
@@ -159,6 +164,77 @@ async def write_game(
     assert await tx.end_game(game_id, RUNNING, FINISHED, ending, now)
     await tx.add_tallies(chat, tally_rows(tuple(seats), ending))
     return Stored(game_id, rated_games.rated_game(game_id, chat, now, seats, game, ending))
+
+
+# ---- a group's history from before no_progress_draw (issue 33 item 1) -----------------
+
+TAKES = 114  # a timed-out table's takes in a row: the clock then always took
+
+
+def timed_out(game: Game, seat: int) -> Action:
+    """What the turn clock played before it learned to cover: the defender takes,
+    a thrower passes, the attacker opens with his lowest card."""
+    legal = game.legal_actions(seat)
+    if TAKE in legal:
+        return TAKE
+    if Pass() in legal:
+        return Pass()
+    opens = [a for a in legal if isinstance(a, Attack) and len(a.cards) == 1]
+    return min(opens, key=lambda a: (a.cards[0].rank, a.cards[0].suit))
+
+
+def seats_of(*k: int, people: Sequence[tuple[int, str]] | None = None) -> list[Seat]:
+    """Seats of the people ``k`` (by default the tests' ``user(k)``, ``NAMES[k]``)."""
+    who = people or [(user(p), NAMES[p]) for p in range(len(NAMES))]
+    return [Seat(s, *who[p], HUMAN) for s, p in enumerate(k)]
+
+
+def old_game(seats: list[Seat], seed: int, takes: int = 0, end: bool = True) -> Game:
+    """A game played without ``no_progress_draw`` (every game was): random moves, or
+    with ``takes`` a table that timed out until it had taken that many times in a row
+    without progress, then (``end``) played on by random moves to its end."""
+    game = Game.from_seed(Rules(no_progress_draw=False), [s.name for s in seats], seed)
+    rng = random.Random(seed)
+    while game.result is None and game.stall < takes:
+        seat = game.actors()[0]
+        game.apply(seat, timed_out(game, seat))
+    assert game.stall == takes
+    if end:
+        play_random(game, rng)
+    return game
+
+
+async def history_before_the_option(
+    db: Db,
+    chat: int = CHAT,
+    people: Sequence[tuple[int, str]] | None = None,
+    running: bool = True,
+) -> list[Stored]:
+    """A group's games as the code before ``no_progress_draw`` (the schema before
+    ratings) stored them: Ann, Bob and Dan play one game, then one in which the
+    table took 114 times in a row, then Dan, Cid and Ann play one more; a fourth,
+    the same timed-out table, is still running (if ``running``). ``people``: the
+    four ``(user id, name)`` to seat instead of the tests' own."""
+    store = await old_store(db)
+    three, other = seats_of(0, 1, 3, people=people), seats_of(3, 2, 0, people=people)
+    games = [
+        (three, old_game(three, 1)),
+        (three, old_game(three, 2, TAKES)),
+        (other, old_game(other, 3)),
+    ]
+    if running:
+        games.append((three, old_game(three, 4, TAKES, end=False)))
+    stored = []
+    try:
+        async with store.transaction() as tx:
+            guard = await set_guard_aside(tx, not is_pg(db))
+            for k, (seats, game) in enumerate(games):
+                previous = stored[-1].game_id if stored else None
+                stored.append(await write_game(tx, chat, seats, game, 2e9 + 60 * k, previous))
+            await put_guard_back(tx, not is_pg(db), guard)
+    finally:
+        await store.close()
+    return stored
 
 
 async def set_guard_aside(tx: Any, sqlite: bool) -> str:

@@ -9,37 +9,35 @@ from __future__ import annotations
 
 import itertools
 import json
-import random
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from durak import Game, Rules
-from durak.actions import TAKE, Action, Attack, Pass
+from durak import Rules
+from durak.actions import TAKE
 from durak.records import check_record, export_record, replay
-from durak.selfplay import play_random
 from durak.service import GameService
 from durak.service.codec import rules_as_played
 from durak.service.ratings import RatedGame, Standing, public, settle
-from durak.service.types import HUMAN, Seat
 from durak.store import postgres
 from durak.store import sqlite as sqlite_store
 from tests.dbaccess import Db, db_rows, is_pg
 
 from .bench_ratings import (
-    Stored,
+    TAKES,
     before_ratings,
+    history_before_the_option,
     old_database,
-    old_store,
-    put_guard_back,
-    set_guard_aside,
+    old_game,
+    seats_of,
     timed_open,
-    write_game,
+    timed_out,
 )
-from .helpers import CHAT, NAMES, run, user
+from .helpers import CHAT, run, user
 
 GAMES = 1000
+DAN = user(3)
 
 
 def expected_standings(
@@ -82,66 +80,6 @@ def test_the_migration_rates_1000_stored_games_in_order(db: Db) -> None:
 
 
 # ---- a game stored before no_progress_draw (issue 33 item 1) ---------------------------
-
-TAKES = 114  # a timed-out table's takes in a row: the clock then always took
-DAN = user(3)
-
-
-def timed_out(game: Game, seat: int) -> Action:
-    """What the turn clock played before it learned to cover: the defender takes,
-    a thrower passes, the attacker opens with his lowest card."""
-    legal = game.legal_actions(seat)
-    if TAKE in legal:
-        return TAKE
-    if Pass() in legal:
-        return Pass()
-    opens = [a for a in legal if isinstance(a, Attack) and len(a.cards) == 1]
-    return min(opens, key=lambda a: (a.cards[0].rank, a.cards[0].suit))
-
-
-def seats_of(*k: int) -> list[Seat]:
-    return [Seat(s, user(p), NAMES[p], HUMAN) for s, p in enumerate(k)]
-
-
-def old_game(seats: list[Seat], seed: int, takes: int = 0, end: bool = True) -> Game:
-    """A game played without ``no_progress_draw`` (every game was): random moves, or
-    with ``takes`` a table that timed out until it had taken that many times in a row
-    without progress, then (``end``) played on by random moves to its end."""
-    game = Game.from_seed(Rules(no_progress_draw=False), [s.name for s in seats], seed)
-    rng = random.Random(seed)
-    while game.result is None and game.stall < takes:
-        seat = game.actors()[0]
-        game.apply(seat, timed_out(game, seat))
-    assert game.stall == takes
-    if end:
-        play_random(game, rng)
-    return game
-
-
-async def history_before_the_option(db: Db) -> list[Stored]:
-    """A group's games as the code before ``no_progress_draw`` (the schema before
-    ratings) stored them: Ann, Bob and Dan play one game, then one in which the
-    table took 114 times in a row, then Dan, Cid and Ann play one more; a fourth,
-    the same timed-out table, is still running."""
-    store = await old_store(db)
-    three, other = seats_of(0, 1, 3), seats_of(3, 2, 0)
-    games = [
-        (three, old_game(three, 1)),
-        (three, old_game(three, 2, TAKES)),
-        (other, old_game(other, 3)),
-        (three, old_game(three, 4, TAKES, end=False)),
-    ]
-    stored = []
-    try:
-        async with store.transaction() as tx:
-            guard = await set_guard_aside(tx, not is_pg(db))
-            for k, (seats, game) in enumerate(games):
-                previous = stored[-1].game_id if stored else None
-                stored.append(await write_game(tx, CHAT, seats, game, 2e9 + 60 * k, previous))
-            await put_guard_back(tx, not is_pg(db), guard)
-    finally:
-        await store.close()
-    return stored
 
 
 def test_the_long_game_is_one_the_option_would_have_cut_short() -> None:
