@@ -185,8 +185,8 @@ async def test_a_blind_and_a_pile_game_on_two_pages(rules, make_fake_telegram, t
                 await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
             family = await pages[0].page.evaluate("document.body.dataset.family")
             if rules == "blind":
-                assert await pages[0].page.query_selector_all("#hand .slot")
-                assert await pages[0].page.query_selector_all("#shown .shown-hand .card")
+                assert await pages[0].page.query_selector_all("#hand button[data-slot]")
+                assert await pages[0].page.query_selector_all("#shown .shown-hand .small-card")
             else:
                 assert family == "pile"
             stop = asyncio.Event()
@@ -269,7 +269,7 @@ async def test_a_refusal_on_the_page_in_the_players_language(make_fake_telegram,
         async with browser() as b:
             p = await open_player(b, url(g.port, init_data(g.server, user), g.game_id))
             await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
-            card = (await p.page.query_selector_all("#hand .card.dim"))[0]
+            card = (await p.page.query_selector_all("#hand .card"))[0]
             await card.click(position={"x": 6, "y": 30})
             await p.page.wait_for_selector("#toast:not([hidden])", timeout=3000)
             shown = await p.page.inner_text("#toast")

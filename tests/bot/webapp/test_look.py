@@ -46,8 +46,8 @@ async def test_a_four_player_table_in_both_themes_and_widths(make_fake_telegram,
                         "getComputedStyle(document.documentElement).getPropertyValue('--bg')"
                     )
                     assert bg.strip().lower() == theme["bg_color"], bg
-                    dark = await p.page.evaluate("document.body.classList.contains('dark')")
-                    assert dark == (theme is DARK)
+                    scheme = await p.page.evaluate("document.documentElement.dataset.scheme")
+                    assert scheme == ("dark" if theme is DARK else "light")
                     # nothing wider than the screen; every card of the hand on it
                     assert await p.page.evaluate("document.documentElement.scrollWidth") <= width
                     boxes = await p.page.eval_on_selector_all(
