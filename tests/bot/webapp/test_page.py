@@ -1,0 +1,265 @@
+"""The page as a person plays it, in Chromium at 360x740, 740x360 and desktop width,
+against a table the test controls (tests/bot/webapp/scripted.py: the real engine and the
+real protocol behind the page's WebSocket): a 24-card hand tapped card by card, a 36-card
+hand that fits, a state that comes mid-drag, a double tap, a refusal and then one's turn,
+keyboard play of a whole bout, contrast measured from the computed styles, Telegram's
+platform (and an older client without it), the four-colour deck, the cards' moves."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from durak import Rules
+from tests.fake_telegram.fixtures import async_test
+
+from .browser import DARK, LIGHT, browser, open_player
+from .scripted import ALL, Scripted, link, page_server, scripted
+
+VIEWPORTS = {"portrait": (360, 740), "landscape": (740, 360), "desktop": (1280, 800)}
+#: A 52-card deck's cards, the low ones first (a 36-card hand of the 52-card game)
+FULL = [f"{r}{s}" for s in "SHDC" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10")]
+FULL += [f"{r}{s}" for s in "SHDC" for r in ("J", "Q", "K", "A")]
+ANN = ["7S", "8D", "9C", "10D", "QC", "KS"]
+BOB = ["6S", "6H", "7C", "8C", "9D", "JD"]
+
+
+async def until(page: Any, expression: str, timeout: float = 5.0) -> Any:
+    """Poll ``expression`` in the page until it is true (the page's CSP refuses
+    Playwright's wait_for_function)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        value = await page.evaluate(expression)
+        if value:
+            return value
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never true: {expression}")
+
+
+async def opened(b: Any, port: int, table: Scripted, view: str, **kw: Any) -> Any:
+    width, height = VIEWPORTS[view]
+    address = link(port, kw.pop("theme", LIGHT), kw.pop("version", None))
+    p = await open_player(b, address, width, height, socket=table.handler, **kw)
+    await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
+    return p
+
+
+#: Each hand card: its button's box, the point a finger taps (the middle of the part of
+#: it no other card covers), what is at that point, and its index's box.
+CARDS = """
+[...document.querySelectorAll('#hand button.card')].map(b => {
+  const r = b.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  const rank = b.querySelector('.rank').getBoundingClientRect();
+  const suit = b.querySelector('.index .suit').getBoundingClientRect();
+  return {card: b.dataset.card, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+          x, y, hit: hit ? (hit.closest('button.card') || {}).dataset?.card || null : null,
+          label: b.getAttribute('aria-label'), tag: b.tagName,
+          index: [Math.min(rank.left, suit.left), Math.min(rank.top, suit.top),
+                  Math.max(rank.right, suit.right), Math.max(rank.bottom, suit.bottom)]};
+})
+"""
+
+
+async def check_hand(page: Any, width: int, height: int, count: int) -> list[dict[str, Any]]:
+    """Every card on the screen, its own part tappable, its index ("10♥") inside that part:
+    readable whole; nothing wider than the screen, nothing to scroll to."""
+    cards = await page.evaluate(CARDS)
+    assert len(cards) == count
+    assert await page.evaluate("document.documentElement.scrollWidth") <= width
+    assert await page.evaluate("document.documentElement.scrollHeight") <= height
+    for c in cards:
+        assert c["tag"] == "BUTTON" and c["label"], c
+        assert c["left"] >= 0 and c["top"] >= 0, c
+        assert c["right"] <= width and c["bottom"] <= height, c
+        assert c["hit"] == c["card"], f"the middle of {c['card']} hits {c['hit']}"
+        left, top, right, bottom = c["index"]
+        assert c["left"] - 0.5 <= left and right <= c["right"] + 0.5, (
+            f"{c['card']}'s index is cut: {c}"
+        )
+        assert c["top"] - 12 <= top and bottom <= c["bottom"] + 0.5, (
+            f"{c['card']}'s index is cut: {c}"
+        )
+    return cards
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_every_card_of_a_24_card_hand_is_tapped_once(view: str) -> None:
+    table = scripted({"Ann": ALL[:24], "Bob": ALL[24:30]})
+
+    def again(t: Scripted, message: dict[str, Any]) -> None:
+        t.version += 1  # the same table again: every card may open, the tap counted
+        t.push()
+
+    table.respond = again
+    width, height = VIEWPORTS[view]
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        cards = await check_hand(p.page, width, height, 24)
+        for k, c in enumerate(cards):
+            before = await p.version()
+            await p.page.mouse.click(c["x"], c["y"])
+            await until(p.page, f"Number(document.body.dataset.version) > {before}")
+            assert len(table.moves()) == k + 1
+        assert [m["cards"] for m in table.moves()] == [[c["card"]] for c in cards]
+        assert sorted(c["card"] for c in cards) == sorted(ALL[:24])
+        assert not [c for c in p.console if "error" in c.lower()], p.console
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_a_36_card_hand_fits_in_both_themes(view: str) -> None:
+    table = scripted({"Ann": FULL[:36], "Bob": FULL[36:42]}, Rules(deck=52))
+    width, height = VIEWPORTS[view]
+    async with page_server() as port, browser() as b:
+        for theme in (LIGHT, DARK):
+            p = await opened(b, port, table, view, theme=theme)
+            await check_hand(p.page, width, height, 36)
+            await p.page.context.close()
+
+
+def hand_card(p: Any, card: str) -> Any:
+    return p.page.locator(f'#hand button[data-card="{card}"]')
+
+
+async def centre(locator: Any) -> tuple[float, float]:
+    box = await locator.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_a_state_that_comes_mid_drag_waits_for_the_drop(view: str) -> None:
+    """Bob attacks; Ann drags 7♠ to cover his 6♠; while her finger is down Bob throws in
+    6♥: the page keeps the table she is dragging over, then on the drop shows the new one
+    and covers 6♠: the move is sent, no copy of the card is left on the page."""
+    table = scripted({"Ann": ANN, "Bob": BOB}, attacker="Bob")
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        table.apply(1, {"do": "attack", "cards": ["6S"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        x, y = await centre(hand_card(p, "7S"))
+        tx, ty = await centre(p.page.locator('#table .pair[data-attack="6S"] button'))
+        await p.page.mouse.move(x, y)
+        await p.page.mouse.down()
+        await p.page.mouse.move(x, y - 30, steps=3)
+        await p.page.mouse.move((x + tx) / 2, (y + ty) / 2, steps=3)
+        version = await p.version()
+        table.apply(1, {"do": "attack", "cards": ["6H"]})  # a state mid-drag
+        await asyncio.sleep(0.3)
+        assert await p.version() == version, "the table changed under the finger"
+        assert await p.page.evaluate("document.querySelectorAll('#table .pair').length") == 1
+        await p.page.mouse.move(tx, ty, steps=3)
+        await p.page.mouse.up()
+        await until(p.page, f"Number(document.body.dataset.version) >= {version + 2}")
+        assert table.moves() == [{"do": "defend", "attack": "6S", "card": "7S"}]
+        await p.page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+        assert await p.page.evaluate("document.querySelectorAll('.flyer, .dragging').length") == 0
+        assert (
+            await p.page.evaluate("document.querySelectorAll('#table [data-face=\"7S\"]').length")
+            == 1
+        )
+        assert (
+            await p.page.evaluate("document.querySelectorAll('#hand [data-card=\"7S\"]').length")
+            == 0
+        )
+        assert await p.page.evaluate("document.querySelectorAll('#table .pair').length") == 2
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_a_double_tap_sends_one_move(view: str) -> None:
+    """Two taps before the bot answers: one move; the second waits for the next state."""
+    table = scripted({"Ann": ALL[:6], "Bob": ALL[24:30]})
+    held: list[dict[str, Any]] = []
+    table.respond = lambda t, message: held.append(message)
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        x, y = await centre(hand_card(p, "6S"))
+        await p.page.mouse.click(x, y)
+        await p.page.mouse.click(x, y)  # the second tap of a double tap
+        nx, ny = await centre(hand_card(p, "8S"))
+        await p.page.mouse.click(nx, ny)  # and a card beside it
+        await until(p.page, "document.body.dataset.lock === '1'")
+        await asyncio.sleep(0.2)
+        assert len(table.moves()) == 1 and table.moves()[0] == {"do": "attack", "cards": ["6S"]}
+        table.apply(0, held[0]["move"])
+        await until(p.page, "document.body.dataset.lock === undefined")
+        assert len(table.moves()) == 1
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_a_refusal_then_ones_turn(view: str) -> None:
+    """A tap while Bob is to open: the refusal is said at the top, out of the hand's way
+    and taking no taps; Bob attacks: it goes at once, and the next tap covers."""
+    table = scripted({"Ann": ANN, "Bob": BOB}, attacker="Bob")
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        x, y = await centre(hand_card(p, "7S"))
+        await p.page.mouse.click(x, y)
+        await p.page.wait_for_selector("#toast:not([hidden])")
+        assert await p.page.inner_text("#toast") == "It is not your turn for that."
+        toast = await p.page.locator("#toast").bounding_box()
+        hand = await p.page.locator("#hand").bounding_box()
+        assert toast["y"] + toast["height"] <= hand["y"], (toast, hand)
+        assert (
+            await p.page.evaluate(
+                "getComputedStyle(document.getElementById('toast')).pointerEvents"
+            )
+            == "none"
+        )
+        table.apply(1, {"do": "attack", "cards": ["6S"]})
+        await until(p.page, "document.getElementById('toast').hidden")
+        assert await p.page.evaluate("document.body.classList.contains('my-turn')")
+        await p.page.mouse.click(*await centre(hand_card(p, "7S")))
+        await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
+        assert table.moves() == [{"do": "defend", "attack": "6S", "card": "7S"}]
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_keyboard_play_of_a_whole_bout(view: str) -> None:
+    """Bob attacks with two sixes; Ann covers both with the keyboard alone (a card that
+    can cover either asks which, as the panel does); Bob passes; the bout is beaten off."""
+    table = scripted({"Ann": ["7S", "7H", "8H", "10C", "QC", "AS"], "Bob": BOB}, attacker="Bob")
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        table.apply(1, {"do": "attack", "cards": ["6S", "6H"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 2")
+
+        async def focus(selector: str) -> None:
+            for _ in range(80):
+                await p.page.keyboard.press("Tab")
+                found = f"document.activeElement?.matches({selector!r})"
+                if await p.page.evaluate(f"Boolean({found})"):
+                    return
+            raise AssertionError(f"Tab never reached {selector}")
+
+        await focus('#hand button[data-card="7H"]')  # 7♥ (a trump) covers either six: it asks
+        label = await p.page.evaluate("document.activeElement.getAttribute('aria-label')")
+        assert label == "seven of hearts"
+        await p.page.keyboard.press("Enter")
+        await until(p.page, "document.querySelectorAll('#actions button').length >= 2")
+        await focus('#actions button[data-do="option:0"]')
+        said = await p.page.evaluate("document.activeElement.textContent")
+        assert said.startswith("Cover"), said
+        await p.page.keyboard.press("Enter")
+        await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
+        first = table.moves()[0]
+        # the other six: 8♥ covers 6♥, 7♠ covers 6♠, each the one thing that card may do
+        await focus(
+            '#hand button[data-card="8H"]'
+            if first["attack"] == "6S"
+            else '#hand button[data-card="7S"]'
+        )
+        await p.page.keyboard.press("Enter")
+        await until(p.page, "document.querySelectorAll('#table .cover').length === 2")
+        table.apply(1, {"do": "pass"})
+        await until(p.page, "Number(document.querySelector('#discard .num').textContent) === 4")
+        assert [m["do"] for m in table.moves()] == ["defend", "defend"]
