@@ -263,3 +263,209 @@ async def test_keyboard_play_of_a_whole_bout(view: str) -> None:
         table.apply(1, {"do": "pass"})
         await until(p.page, "Number(document.querySelector('#discard .num').textContent) === 4")
         assert [m["do"] for m in table.moves()] == ["defend", "defend"]
+
+
+#: Every piece of text on the page that a person sees, with the colour it is drawn in and
+#: the colour behind it (the first ancestor with a background; the felt's two shades where
+#: the felt is behind it): the contrast WCAG asks for, 4.5:1, is measured on each.
+CONTRAST = r"""
+(() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const [r, g, b, a] = m[1].split(',').map(Number);
+    return {r, g, b, a: a === undefined ? 1 : a};
+  };
+  const lum = ({r, g, b}) => {
+    const f = (x) => {
+      x /= 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  };
+  const over = (top, under) => ({
+    r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a),
+    b: top.b * top.a + under.b * (1 - top.a), a: 1});
+  const root = getComputedStyle(document.documentElement);
+  const hex = (h) => {
+    const n = parseInt(h.trim().slice(1), 16);
+    return {r: n >> 16, g: (n >> 8) & 255, b: n & 255, a: 1};
+  };
+  const felt = [hex(root.getPropertyValue('--felt')), hex(root.getPropertyValue('--felt-edge'))];
+  const behind = (el) => {
+    const layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const flat = (base) => layers.reduceRight((acc, l) => over(l, acc), base);
+      if (n.id === 'middle') return felt.map(flat);
+      const bg = parse(getComputedStyle(n).backgroundColor);
+      if (bg && bg.a > 0) {
+        layers.push(bg);
+        if (bg.a >= 1) return [layers.reduceRight((acc, l) => over(l, acc), bg)];
+      }
+    }
+    const page = parse(getComputedStyle(document.body).backgroundColor);
+    return [layers.reduceRight((acc, l) => over(l, acc), page)];
+  };
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const text = t.textContent.replace(/\p{Extended_Pictographic}|\uFE0F|\u200D/gu, '').trim();
+    if (!text) continue;
+    const el = t.parentElement;
+    const style = getComputedStyle(el);
+    const box = el.getBoundingClientRect();
+    if (!box.width || style.visibility === 'hidden') continue;
+    if (el.closest('[hidden], #art, #flyers')) continue;
+    if (style.display === 'none') continue;
+    const fg = parse(style.color);
+    for (const bg of behind(el)) {
+      const where = el.className || el.id;
+      found.push({text, ratio: ratio(over(fg, bg), bg), size: style.fontSize, where});
+    }
+  }
+  return found;
+})()
+"""
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_text_contrast_in_both_themes(view: str) -> None:
+    table = scripted({"Ann": ANN, "Bob": BOB}, attacker="Bob")
+    async with page_server() as port, browser() as b:
+        for theme in (LIGHT, DARK):
+            p = await opened(b, port, table, view, theme=theme)
+            # a refusal's toast and a bout on the table: their text is measured too
+            await p.page.mouse.click(*await centre(hand_card(p, "7S")))
+            await p.page.wait_for_selector("#toast:not([hidden])")
+            found = await p.page.evaluate(CONTRAST)
+            texts = {f["text"] for f in found}
+            assert "Friends" in texts and "7" in texts and any("Trump" in t for t in texts), texts
+            low = [f for f in found if f["ratio"] < 4.5]
+            assert not low, low
+            await p.page.context.close()
+
+
+@async_test
+async def test_telegrams_platform_is_used_where_the_client_has_it() -> None:
+    """Bot API 9.0's client: swipes off while playing, the theme's header, background and
+    bottom bar colours, the BackButton while a card asks what to do (pressing it closes
+    the question), a haptic on one's turn; an old client (6.0) has none of these and plays
+    the same."""
+    for version in ("9.0", "6.0"):
+        table = scripted({"Ann": ["7S", "7H", "8H", "10C", "QC", "AS"], "Bob": BOB}, attacker="Bob")
+        async with page_server() as port, browser() as b:
+            p = await opened(b, port, table, "portrait", version=version)
+            table.apply(1, {"do": "attack", "cards": ["6S", "6H"]})
+            await until(p.page, "document.body.classList.contains('my-turn')")
+            await p.page.mouse.click(*await centre(hand_card(p, "7H")))  # it asks which six
+            await until(p.page, "document.querySelectorAll('#table .pair.target').length === 2")
+            calls = await p.page.evaluate("window.__tg.calls")
+            haptics = await p.page.evaluate("window.__haptics")
+            if version == "9.0":
+                assert "disableVerticalSwipes" in calls
+                assert {"setHeaderColor", "setBackgroundColor", "setBottomBarColor"} <= set(calls)
+                assert calls[-1] == "BackButton.show"
+                assert "notification:success" in haptics  # his turn
+                await p.page.evaluate("window.__tg.back.forEach(h => h())")  # Telegram's Back
+                await until(p.page, "document.querySelectorAll('#table .pair.target').length === 0")
+                assert (await p.page.evaluate("window.__tg.calls"))[-1] == "BackButton.hide"
+                await p.page.mouse.click(*await centre(hand_card(p, "7H")))
+                await until(p.page, "document.querySelectorAll('#table .pair.target').length")
+            else:
+                assert calls == [] and haptics == []
+            target = p.page.locator('#table .pair[data-attack="6H"] button').first
+            await target.click()
+            await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
+            assert table.moves() == [{"do": "defend", "attack": "6H", "card": "7H"}]
+            assert not [c for c in p.console if "error" in c.lower()], p.console
+
+
+@async_test
+async def test_the_four_colour_deck_is_kept_where_the_client_keeps_settings() -> None:
+    """Telegram's CloudStorage where the client has it (6.9+), else the browser's own
+    storage: the setting survives the page opened again."""
+    table = scripted({"Ann": ["7S", "8D", "9C", "10D", "QC", "KS"], "Bob": BOB}, attacker="Bob")
+    colour = "getComputedStyle(document.querySelector('#hand [data-face=\"8D\"] .rank')).color"
+    async with page_server() as port, browser() as b:
+        for version in ("9.0", "6.0"):
+            p = await opened(b, port, table, "portrait", version=version)
+            assert await p.page.evaluate(colour) == "rgb(198, 40, 40)"  # red diamonds
+            await p.page.click("#settings-button")
+            await p.page.check("#four")
+            assert await p.page.evaluate(colour) == "rgb(21, 83, 182)"  # blue diamonds
+            if version == "9.0":
+                assert await p.page.evaluate("window.__tg.storage.four_colours") == "1"
+            else:
+                await p.page.reload()
+                await p.page.wait_for_selector("body[data-state=ready]")
+                assert await p.page.evaluate(colour) == "rgb(21, 83, 182)"
+            await p.page.context.close()
+
+
+@async_test
+async def test_spoken_labels_language_and_zoom() -> None:
+    """A Russian player: <html lang="ru">, each card a button named as a Russian says it,
+    the seats named with their counts; the page may be zoomed."""
+    table = scripted({"Ann": ["10H", "QS", "6D", "AC", "7S", "9H"], "Bob": BOB}, attacker="Bob")
+    table.lang = "ru"
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, "portrait")
+        assert await p.page.evaluate("document.documentElement.lang") == "ru"
+        labels = await p.page.evaluate(
+            "[...document.querySelectorAll('#hand button.card')]"
+            ".map(b => b.getAttribute('aria-label'))"
+        )
+        assert "десятка червей" in labels and "дама пик" in labels and "туз треф" in labels
+        assert "шестёрка бубён" in labels, labels
+        seat = await p.page.evaluate(
+            "document.querySelector('#seats .seat').getAttribute('aria-label')"
+        )
+        assert seat == "Bob: 6 карт", seat
+        viewport = await p.page.evaluate("document.querySelector('meta[name=viewport]').content")
+        assert "user-scalable" not in viewport and "maximum-scale" not in viewport
+        # the card's text is its index alone: "10♥", never the suit twice
+        assert await p.page.inner_text('#hand button[data-card="10H"]') == "10\n♥"
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+@async_test
+async def test_cards_move_between_150_and_350_ms_and_not_at_all_under_reduced_motion(
+    motion: str,
+) -> None:
+    """A throw-in flies from Bob's seat, a cover from Ann's hand onto its card, the
+    beaten-off cards to the discard: each move's duration as the page asks the browser
+    for it (Element.animate, recorded), none with prefers-reduced-motion."""
+    table = scripted({"Ann": ANN, "Bob": BOB}, attacker="Bob")
+    record = """
+      window.__moves = [];
+      const animate = Element.prototype.animate;
+      Element.prototype.animate = function (frames, options) {
+        window.__moves.push({what: this.className, ms: options && options.duration});
+        return animate.call(this, frames, options);
+      };
+      true;
+    """
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, "portrait", motion=motion)
+        await p.page.evaluate(record)
+        table.apply(1, {"do": "attack", "cards": ["6S"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        await p.page.mouse.click(*await centre(hand_card(p, "7S")))
+        await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
+        table.apply(1, {"do": "pass"})
+        await until(p.page, "Number(document.querySelector('#discard .num').textContent) === 2")
+        moves = await p.page.evaluate("window.__moves")
+        declared = await p.page.evaluate(
+            "getComputedStyle(document.documentElement).getPropertyValue('--move-ms')"
+        )
+        if motion == "reduce":
+            assert moves == [] and declared.strip() == "0ms"
+        else:
+            assert any("flyer" in m["what"] for m in moves), moves  # to the discard
+            assert len(moves) >= 3, moves
+            assert all(150 <= m["ms"] <= 350 for m in moves), moves
