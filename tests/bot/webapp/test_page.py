@@ -469,3 +469,23 @@ async def test_cards_move_between_150_and_350_ms_and_not_at_all_under_reduced_mo
             assert any("flyer" in m["what"] for m in moves), moves  # to the discard
             assert len(moves) >= 3, moves
             assert all(150 <= m["ms"] <= 350 for m in moves), moves
+
+
+@async_test
+async def test_reconnects_wait_a_randomised_backoff() -> None:
+    """After a drop the page waits 300 ms doubling to 5 s, each wait drawn between half
+    and one and a half of that: pages that lost the bot together do not return together."""
+    table = scripted({"Ann": ANN, "Bob": BOB})
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, "portrait")
+        waits = await p.page.evaluate(
+            """import(document.body.dataset.base + '/static/net.js').then(m => ({
+              low: [1, 2, 3, 8].map(r => m.backoff(r, () => 0)),
+              high: [1, 2, 3, 8].map(r => m.backoff(r, () => 0.999999)),
+              drawn: Array.from({length: 20}, () => m.backoff(4)),
+            }))"""
+        )
+        assert waits["low"] == [150, 300, 600, 2500]
+        assert waits["high"] == [450, 900, 1800, 7500]
+        assert all(1200 <= w <= 3600 for w in waits["drawn"])
+        assert len(set(waits["drawn"])) > 5  # drawn, not fixed
