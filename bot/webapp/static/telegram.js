@@ -158,8 +158,10 @@ export function start(hooks) {
 }
 
 // A swipe down closes the app: not while a game is on (Bot API 7.7).
+let swipesOff = null;
 export function playing(on) {
-  if (!has("7.7")) return;
+  if (!has("7.7") || swipesOff === on) return;
+  swipesOff = on;
   call(on ? "disableVerticalSwipes" : "enableVerticalSwipes");
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 from typing import Any
 
 import pytest
@@ -187,6 +188,9 @@ async def test_a_blind_and_a_pile_game_on_two_pages(rules, make_fake_telegram, t
             if rules == "blind":
                 assert await pages[0].page.query_selector_all("#hand button[data-slot]")
                 assert await pages[0].page.query_selector_all("#shown .shown-hand .small-card")
+                # each of the opponent's cards reads as its index: "J♥", never "J♥♥"
+                shown = await pages[0].page.inner_text("#shown")
+                assert shown.strip() and not re.search("[♠♥♦♣]{2}", shown.replace("\n", "")), shown
             else:
                 assert family == "pile"
             stop = asyncio.Event()

@@ -453,12 +453,21 @@ async def test_cards_move_between_150_and_350_ms_and_not_at_all_under_reduced_mo
     async with page_server() as port, browser() as b:
         p = await opened(b, port, table, "portrait", motion=motion)
         await p.page.evaluate(record)
+        assert await p.page.evaluate("document.getElementById('bout').hidden")  # no bout yet
         table.apply(1, {"do": "attack", "cards": ["6S"]})
         await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        assert await p.page.inner_text("#bout") == "1/6"  # a bout on: its count
         await p.page.mouse.click(*await centre(hand_card(p, "7S")))
         await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
         table.apply(1, {"do": "pass"})
         await until(p.page, "Number(document.querySelector('#discard .num').textContent) === 2")
+        assert await p.page.evaluate("document.getElementById('bout').hidden")  # over: no 1/6
+        flown = len([m for m in await p.page.evaluate("window.__moves") if "flyer" in m["what"]])
+        # Ann opens the next bout, Bob takes: the table sweeps to his seat
+        await p.page.mouse.click(*await centre(hand_card(p, "8D")))
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        table.apply(1, {"do": "take"})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 0")
         moves = await p.page.evaluate("window.__moves")
         declared = await p.page.evaluate(
             "getComputedStyle(document.documentElement).getPropertyValue('--move-ms')"
@@ -466,8 +475,9 @@ async def test_cards_move_between_150_and_350_ms_and_not_at_all_under_reduced_mo
         if motion == "reduce":
             assert moves == [] and declared.strip() == "0ms"
         else:
-            assert any("flyer" in m["what"] for m in moves), moves  # to the discard
-            assert len(moves) >= 3, moves
+            assert flown >= 2, moves  # the cover and its attack card to the discard
+            assert len([m for m in moves if "flyer" in m["what"]]) > flown  # the take
+            assert len(moves) >= 5, moves
             assert all(150 <= m["ms"] <= 350 for m in moves), moves
 
 

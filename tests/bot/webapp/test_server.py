@@ -27,7 +27,8 @@ async def test_a_seated_player_sees_his_own_hand_only(make_fake_telegram, tmp_pa
         game = (await service.game(g.game_id)).game
         async with page(g.port, {"init": init_data(g.server, g.users[0], str(g.game_id))}) as p:
             texts = await p.until("texts")
-            assert texts["texts"]["take"]
+            assert texts["texts"]["back"] and texts["texts"]["lang"] == "en"
+            assert texts["texts"]["cards"]["ranks"]["10"] == "ten"
             state = await p.state()
             assert state["you"] == 0 and state["game"] == g.game_id
             assert state["hand"] == [str(c) for c in game.hand(0)]
