@@ -130,7 +130,15 @@ const app = {
   },
 };
 
-const view = new TableView(app);
+// The views: each draws the model on the page, patching its own elements; body[data-view]
+// names the one shown (a message of another kind, a lobby or a replay, chooses its own).
+const views = { table: new TableView(app) };
+let view = views.table;
+
+function showView(name) {
+  if (document.body.dataset.view !== name) document.body.dataset.view = name;
+  view = views[name];
+}
 
 // ---- messages from the bot ----------------------------------------------------------------
 
@@ -187,6 +195,7 @@ function message(msg) {
   } else if (msg.state) {
     net.fine();
     setConn("");
+    showView("table");
     received(msg.state);
   } else if (msg.error) {
     refused(msg);
@@ -280,7 +289,7 @@ function orientation() {
 
 orientation();
 window.addEventListener("resize", orientation);
-view.mount();
+for (const each of Object.values(views)) each.mount();
 settings();
 tg.start({
   theme: () => model.state && view.show(model.state),

@@ -646,6 +646,15 @@ export class TableView {
       const to = toDiscard || prev.family === "pile" ? discard.getBoundingClientRect() : seatRect(taker >= 0 ? taker : null);
       fly(was, to, ms, layer);
     }
+    // the others' refill: a card from the stock to each seat that drew
+    const took = !toDiscard && [...before.faces.values()].some((f) => f.zone === "table");
+    if (stock && next.family === "bout" && prev.family === "bout") {
+      const from = { node: back(), rect: stock.getBoundingClientRect() };
+      next.seats.forEach((seat, i) => {
+        const grew = seat.cards - ((prev.seats[i] || {}).cards || 0);
+        if (i !== next.you && grew > 0 && !(took && i === taker)) fly(from, seatRect(i), ms, layer);
+      });
+    }
     // the bout moved on: the attacker's and defender's marks slide to their new seats
     for (const [badge, rect] of before.badges) {
       const node = document.querySelector(`[data-badge="${badge}"]`);

@@ -499,3 +499,37 @@ async def test_reconnects_wait_a_randomised_backoff() -> None:
         assert waits["high"] == [450, 900, 1800, 7500]
         assert all(1200 <= w <= 3600 for w in waits["drawn"])
         assert len(set(waits["drawn"])) > 5  # drawn, not fixed
+
+
+@async_test
+async def test_english_pairs_on_the_page_as_on_the_panel() -> None:
+    """English: no single card may open. A tap on a card of a pair asks, with the very
+    buttons the panel's choice shows for that tap; a card of no pair is refused with the
+    panel's words; the chosen pair is played."""
+    from bot.ui import keyboards
+    from durak import parse_card
+
+    table = scripted(
+        {"Ann": ["7H", "7S", "9C", "9D", "QC", "KS"], "Bob": ["6S", "6H", "8C", "8D", "10D", "JD"]},
+        Rules(english=True),
+    )
+    view = table.game.view(0)
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, "portrait")
+        lit = await p.page.evaluate(
+            "[...document.querySelectorAll('#hand button.card.legal')].map(b => b.dataset.card)"
+        )
+        assert sorted(lit) == ["7H", "7S", "9C", "9D"]
+        await p.page.mouse.click(*await centre(hand_card(p, "7H")))
+        await until(p.page, "document.querySelector('#hand .armed')")
+        shown = await p.page.evaluate(
+            "[...document.querySelectorAll('#actions button')].map(b => b.textContent)"
+        )
+        panel = keyboards.choice(7, 0, keyboards.card_actions(view, parse_card("7H")))
+        assert shown == [row[0]["text"] for row in panel["inline_keyboard"]], shown
+        await p.page.mouse.click(*await centre(hand_card(p, "QC")))  # not a pair's: a no
+        await p.page.wait_for_selector("#toast:not([hidden])")
+        assert await p.page.inner_text("#toast") == "That card cannot be played now."
+        await p.page.click("#actions button[data-do='option:0']")
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 2")
+        assert table.moves() == [{"do": "attack", "cards": ["7S", "7H"]}]
