@@ -94,7 +94,7 @@ export class TableView {
         if (run) run();
       }
     });
-    window.addEventListener("resize", () => this.state && this.drawHand(true));
+    window.addEventListener("resize", () => this.state && this.drawHand());
   }
 
   // ---- the model's state on the page ----------------------------------------------------
@@ -117,7 +117,7 @@ export class TableView {
     this.drawDiscard();
     this.drawLines();
     this.drawActions();
-    this.drawHand(false);
+    this.drawHand();
     this.tick();
     if (before) this.animate(before, prev, s, ms);
   }
@@ -126,7 +126,7 @@ export class TableView {
   refresh() {
     this.drawTable();
     this.drawActions();
-    this.drawHand(false);
+    this.drawHand();
     this.drawLines();
   }
 
@@ -461,7 +461,7 @@ export class TableView {
     return { width, height: Math.max(90, height), smallest: 38, largest: wide ? 92 : 66 };
   }
 
-  drawHand(resized) {
+  drawHand() {
     const s = this.state;
     const model = this.model;
     const hand = $("hand");
@@ -515,7 +515,6 @@ export class TableView {
         button.setAttribute("aria-pressed", String(model.armed === x.code || Boolean(picking && picking.includes(x.code))));
       },
     );
-    if (resized) return;
   }
 
   // ---- input ----------------------------------------------------------------------------------

@@ -430,6 +430,16 @@ async def test_spoken_labels_language_and_zoom() -> None:
         assert "user-scalable" not in viewport and "maximum-scale" not in viewport
         # the card's text is its index alone: "10♥", never the suit twice
         assert await p.page.inner_text('#hand button[data-card="10H"]') == "10\n♥"
+        # a court card is drawn as one: its figure from court.svg (CC0), put in the page
+        await until(p.page, "Boolean(document.querySelector('#art symbol#court-QS'))")
+        figure = await p.page.evaluate(
+            "document.querySelector('#hand [data-card=\"QS\"] svg.art use').getAttribute('href')"
+        )
+        assert figure == "#court-QS"
+        drawn = await p.page.evaluate(
+            "document.querySelector('#hand [data-card=\"QS\"] svg.art use').getBBox().width"
+        )
+        assert drawn > 100, drawn  # the symbol's figure is there to draw
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
