@@ -543,3 +543,30 @@ async def test_english_pairs_on_the_page_as_on_the_panel() -> None:
         await p.page.click("#actions button[data-do='option:0']")
         await until(p.page, "document.querySelectorAll('#table .pair').length === 2")
         assert table.moves() == [{"do": "attack", "cards": ["7S", "7H"]}]
+
+
+@async_test
+async def test_a_new_state_patches_the_page_in_place() -> None:
+    """The page is not rebuilt per state: a card, a seat and a button that are still
+    there after a move are the very elements they were (keyed, patched in place)."""
+    table = scripted({"Ann": ANN, "Bob": BOB}, attacker="Bob")
+    mark = """
+      for (const sel of ['#hand [data-card="9C"]', '#seats .seat', '#deck .stock', '#status'])
+        document.querySelector(sel).__kept = sel;
+      true;
+    """
+    kept = """['#hand [data-card="9C"]', '#seats .seat', '#deck .stock', '#status']
+      .filter(sel => document.querySelector(sel).__kept === sel)"""
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, "portrait")
+        await p.page.evaluate(mark)
+        table.apply(1, {"do": "attack", "cards": ["6S"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        await p.page.mouse.click(*await centre(hand_card(p, "7S")))
+        await until(p.page, "document.querySelectorAll('#table .cover').length === 1")
+        assert len(await p.page.evaluate(kept)) == 4
+        attack = "document.querySelector('#table [data-card=\"6S\"]')"
+        await p.page.evaluate(f"{attack}.__kept = 'table'; true")
+        table.apply(1, {"do": "attack", "cards": ["6H"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 2")
+        assert await p.page.evaluate(f"{attack}.__kept") == "table"
