@@ -444,19 +444,22 @@ export class TableView {
     return s.hand.map((c) => ({ key: c, code: c }));
   }
 
-  // The hand's room: what the screen has left once the rest is drawn at its smallest.
+  // The hand's room: what the screen has left once everything else is drawn and the
+  // table has its smallest useful height (sideways: the column beside the table).
   handSize() {
     const hand = $("hand");
+    const app = $("app");
     const width = hand.clientWidth;
     const vh = window.innerHeight;
     const landscape = document.body.classList.contains("landscape");
     const wide = window.innerWidth >= 700 && vh >= 560;
     let height;
     if (landscape) {
-      const top = hand.getBoundingClientRect().top - $("app").getBoundingClientRect().top;
+      const top = hand.getBoundingClientRect().top - app.getBoundingClientRect().top;
       height = vh - top - 12;
     } else {
-      height = Math.round(vh * (wide ? 0.36 : 0.38));
+      const others = app.scrollHeight - $("middle").offsetHeight - hand.offsetHeight;
+      height = Math.min(Math.round(vh * (wide ? 0.4 : 0.45)), vh - others - (wide ? 220 : 150));
     }
     return { width, height: Math.max(90, height), smallest: 38, largest: wide ? 92 : 66 };
   }

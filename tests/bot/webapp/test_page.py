@@ -570,3 +570,29 @@ async def test_a_new_state_patches_the_page_in_place() -> None:
         table.apply(1, {"do": "attack", "cards": ["6H"]})
         await until(p.page, "document.querySelectorAll('#table .pair').length === 2")
         assert await p.page.evaluate(f"{attack}.__kept") == "table"
+
+
+@pytest.mark.parametrize("view", VIEWPORTS)
+@async_test
+async def test_six_players_fit_with_every_count_in_sight(view: str) -> None:
+    """Five others in a row: long names cut with an ellipsis, each seat's count of cards
+    inside its box, the page no wider and no taller than the screen."""
+    names = ["Ann", "Bob", "Cid", "Dora the Explorer", "Eve", "Феофан Прокопович"]
+    table = scripted({n: ALL[i * 6 : (i + 1) * 6] for i, n in enumerate(names)}, attacker="Bob")
+    width, height = VIEWPORTS[view]
+    async with page_server() as port, browser() as b:
+        p = await opened(b, port, table, view)
+        table.apply(1, {"do": "attack", "cards": ["6H"]})
+        await until(p.page, "document.querySelectorAll('#table .pair').length === 1")
+        assert await p.page.evaluate("document.documentElement.scrollWidth") <= width
+        assert await p.page.evaluate("document.documentElement.scrollHeight") <= height
+        counts = await p.page.evaluate(
+            """[...document.querySelectorAll('#seats .seat')].map(s => {
+              const c = s.querySelector('.count').getBoundingClientRect();
+              const r = s.getBoundingClientRect();
+              return [s.querySelector('.count').textContent,
+                      c.left >= r.left && c.right <= r.right && c.bottom <= r.bottom];
+            })"""
+        )
+        assert counts == [["5", True]] + [["6", True]] * 4, counts  # Bob played one
+        await check_hand(p.page, width, height, 6)
