@@ -95,10 +95,17 @@ class Bridge:
             conn.shown = message["state"]["version"]
             conn.send(protocol.dumps(message))
 
-    async def play(self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn) -> None:
-        """A move from the page: the one step a panel's press takes too (the same checks,
-        service call, version fence and refusal codes; bot/flows/moves.py). A refusal is
-        sent in his language; on a table the game has left behind, the state now too."""
+    async def play(
+        self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn | protocol.Sync
+    ) -> None:
+        """A message from the page after its initData: a move, which takes the one step a
+        panel's press takes too (the same checks, service call, version fence and
+        refusal codes; bot/flows/moves.py), or ``sync``, a request for the whole state
+        (the page came back from the background). A refusal is sent in his language; on
+        a table the game has left behind, the state now too."""
+        if isinstance(message, protocol.Sync):
+            await self.send_state(conn)
+            return
         if conn.seat is None:
             self._refuse(conn, "not_in_game")
             return
