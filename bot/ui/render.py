@@ -94,6 +94,49 @@ _CARD_TEXTS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: A card's spoken name ("ten of hearts", for screen readers): the rank's word and the
+#: suit's, joined by the language's pattern (``CARD_NAME``).
+RANK_WORDS = {
+    "2": N_("two"),
+    "3": N_("three"),
+    "4": N_("four"),
+    "5": N_("five"),
+    "6": N_("six"),
+    "7": N_("seven"),
+    "8": N_("eight"),
+    "9": N_("nine"),
+    "10": N_("ten"),
+    "J": N_("jack"),
+    "Q": N_("queen"),
+    "K": N_("king"),
+    "A": N_("ace"),
+}
+# TRANSLATORS: the suit as it follows a rank in a card's name ("ten of hearts").
+SUIT_WORDS = {
+    "S": N_("of spades"),
+    "H": N_("of hearts"),
+    "D": N_("of diamonds"),
+    "C": N_("of clubs"),
+}
+# TRANSLATORS: a card's name from its rank's word ("ten") and its suit's ("of hearts").
+CARD_NAME = N_("{rank} {suit}")
+
+
+def card_words() -> dict[str, object]:
+    """The words of every card's spoken name in the current language (the page joins
+    them: ``pattern`` with ``{rank}`` and ``{suit}``)."""
+    return {
+        "pattern": _(CARD_NAME),
+        "ranks": {rank: _(word) for rank, word in RANK_WORDS.items()},
+        "suits": {suit: _(word) for suit, word in SUIT_WORDS.items()},
+    }
+
+
+def card_name(c: Card) -> str:
+    """A card's spoken name in the current language ("ten of hearts")."""
+    return _(CARD_NAME).format(rank=_(RANK_WORDS[c.rank.text]), suit=_(SUIT_WORDS[c.suit.letter]))
+
+
 def cards(cs: Sequence[Card]) -> str:
     return " ".join(card(c) for c in cs)
 

@@ -158,6 +158,8 @@ class Bridge:
         """A message from the page after its initData, each through the chat's own step."""
         if isinstance(message, protocol.MoveIn | protocol.SlotIn):
             await self.play(conn, message)
+        elif isinstance(message, protocol.Sync):
+            await self.sync(conn)
         elif isinstance(message, protocol.LobbyIn):
             await self.lobby(conn, message)
         elif isinstance(message, protocol.AgainIn):
@@ -173,6 +175,16 @@ class Bridge:
             await self._replay(conn, await self.service.game(conn.game_id), message.deal)
         else:
             self._refuse(conn, "bad_message")
+
+    async def sync(self, conn: Conn) -> None:
+        """The page (back from the background, or having seen a gap in the versions) asks
+        for what it shows, whole: the state, or the lobby (a replay has nothing new)."""
+        if conn.mode == GAME_MODE:
+            await self.send_state(conn)
+        elif conn.mode == LOBBY_MODE:
+            info = await self.service.game(conn.game_id)
+            title = await self.presenter.titles.get(info.chat_id)
+            conn.send(protocol.dumps(protocol.lobby(info, conn.user_id, conn.lang, title)))
 
     async def play(self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn) -> None:
         """A move from the page: the one step a panel's press takes too (the same checks,

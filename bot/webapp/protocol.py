@@ -7,6 +7,8 @@ In (the page to the bot), each a JSON object:
 - ``{"move": <record step>, "version": 5}``: a move as ``RECORDS.md`` writes it
   (``{"do": "defend", "attack": "7H", "card": "9H"}``) for the state the page showed.
 - ``{"slot": 3, "version": 5}``: ``blind``: play face-down slot 3.
+- ``{"sync": 5}``: the page (back from the background, or having seen a gap in the
+  versions) asks for the whole state; 5 is the version it shows.
 - ``{"lobby": "join"}``: a lobby's button (:data:`LOBBY_ACTIONS`): ``join``, ``leave``,
   ``start``, ``confirm`` (Play again's "I'm in"), ``{"lobby": "ai", "level": "easy"}``,
   ``{"lobby": "cap", "players": 4}``, ``{"lobby": "suit", "suit": "S"}`` (own trumps).
@@ -37,7 +39,7 @@ from durak.service import LOBBY, GameInfo
 from durak.view import PileView
 
 from ..ui import games_text, keyboards, render
-from ..ui.i18n import N_, _, language
+from ..ui.i18n import N_, _, language, n_
 
 __all__ = [
     "MAX_MESSAGE",
@@ -45,6 +47,7 @@ __all__ = [
     "Init",
     "MoveIn",
     "SlotIn",
+    "Sync",
     "dumps",
     "error",
     "parse",
@@ -83,6 +86,11 @@ class SlotIn:
 
 
 @dataclass(frozen=True, slots=True)
+class Sync:
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
 class LobbyIn:
     """A lobby's button: one of :data:`LOBBY_ACTIONS`, with ``ai``'s level, ``cap``'s
     players or ``suit``'s suit."""
@@ -117,7 +125,7 @@ class DealIn:
     deal: int
 
 
-Incoming = Init | MoveIn | SlotIn | LobbyIn | AgainIn | LeaveIn | SayIn | DealIn
+Incoming = Init | MoveIn | SlotIn | Sync | LobbyIn | AgainIn | LeaveIn | SayIn | DealIn
 
 #: A lobby's buttons on the page, and which field each takes besides ``lobby``.
 LOBBY_ACTIONS: dict[str, str | None] = {
@@ -195,6 +203,11 @@ def parse(text: str | bytes) -> Incoming:
         if type(slot) is not int or not 0 <= slot < 64:
             raise BadMessage()
         return SlotIn(slot, _version(data))
+    if "sync" in data and keys == {"sync"}:
+        shown = data["sync"]
+        if type(shown) is not int or not -1 <= shown < 1_000_000:
+            raise BadMessage()
+        return Sync(shown)
     return _other(data, keys)
 
 
@@ -306,11 +319,7 @@ def texts(lang: str) -> dict[str, Any]:
     """The page's fixed labels in ``lang`` (from the bot's catalogs)."""
     with language(lang):
         return {
-            "take": _("Take"),
-            "pass": _("Pass"),
-            "beaten": _("Beaten off"),
-            "exchange": _("Exchange trump"),
-            "return": _("Return the card"),
+            "lang": lang,
             "several": _("Several cards"),
             "back": _("Back"),
             "stock": _("Stock"),
@@ -321,16 +330,24 @@ def texts(lang: str) -> dict[str, Any]:
             "away": _("away"),
             "yourCards": _("Your cards"),
             "faceDown": _("Your cards (face down)"),
+            "faceDownCard": _("face-down card {n}"),
             "pile": _("Pile"),
+            "table": _("Table"),
+            "players": _("Players"),
             "lastDiscard": _("Last discarded"),
             "connecting": _("Connecting…"),
             "reconnecting": _("Connection lost: reconnecting…"),
             "spectator": _("You are watching: the cards in hands are hidden."),
             "over": _("The game is over: Play again is in the group chat."),
-            "transferWith": "➡️ " + _("Transfer with {card}"),
+            "whatShould": _("What should {card} do?"),
+            "choose": _("Choose the cards to open with, then play them."),
+            "settings": _("Settings"),
+            "fourColours": _("Four-colour deck"),
+            "close": _("Close"),
             "cannotPlay": render.refusal("cannot_play"),
             "notYourTurn": render.refusal("not_your_turn"),
             "ranks": render.RANK_LETTERS.get(lang, {}),
+            "cards": render.card_words(),
         }
 
 
@@ -379,6 +396,13 @@ def offer(view: View | PileView) -> dict[str, Any]:
     return {"cards": cards, "actions": buttons, "openings": openings}
 
 
+def _seat_label(name: str, cards: int, out: bool) -> str:
+    """A seat as a screen reader says it: his name and his cards."""
+    if out:
+        return f"{name}: " + _("out, safe")
+    return n_("{name}: {n} card", "{name}: {n} cards", cards).format(name=name, n=cards)
+
+
 def _seats(t: render.Table) -> list[dict[str, Any]]:
     v = t.view
     out = []
@@ -392,6 +416,7 @@ def _seats(t: render.Table) -> list[dict[str, Any]]:
             "ai": bool(seat and seat.is_ai),
             "away": bool(seat and (seat.away or seat.left)),
             "waiting": i in v.waiting_for,
+            "label": _seat_label(s.name, s.cards, s.out),
         }
         if isinstance(v, View):
             entry["attacker"] = i == v.attacker

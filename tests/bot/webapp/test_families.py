@@ -189,3 +189,12 @@ def test_the_pages_lines_are_plain_text_with_names_as_written() -> None:
     assert "&lt;" not in said and "&amp;amp;" not in said
     group = render.table_text(table(game, seats))
     assert "Bob &lt;b&gt;&amp;amp;&lt;/b&gt;" in group or "Eve &amp; Mallory" in group
+
+
+def test_road_says_its_discard_once() -> None:
+    """The page draws road's discard count; its lines do not say it again."""
+    game = new_game(Rules(game="road"), 3, 2)
+    seats = tuple(Seat(i, 100 + i, game.players[i]) for i in range(3))
+    _text, state = frame(game, 0, seats)
+    assert state["discard"] is not None
+    assert not [x for x in state["notes"] if "Discard" in x], state["notes"]

@@ -27,7 +27,8 @@ async def test_a_seated_player_sees_his_own_hand_only(make_fake_telegram, tmp_pa
         game = (await service.game(g.game_id)).game
         async with page(g.port, {"init": init_data(g.server, g.users[0], str(g.game_id))}) as p:
             texts = await p.until("texts")
-            assert texts["texts"]["take"]
+            assert texts["texts"]["back"] and texts["texts"]["lang"] == "en"
+            assert texts["texts"]["cards"]["ranks"]["10"] == "ten"
             state = await p.state()
             assert state["you"] == 0 and state["game"] == g.game_id
             assert state["hand"] == [str(c) for c in game.hand(0)]
@@ -109,11 +110,17 @@ async def test_malformed_oversized_and_another_seats_move(make_fake_telegram, tm
                 '{"slot": "x", "version": 0}',
                 '{"move": {"do": "take", "evil": 1}, "version": 0}',
                 '{"move": {"do": "attack", "cards": ["ZZ"]}, "version": 0}',
+                '{"sync": "5"}',
+                '{"sync": 5, "version": 5}',
+                '{"sync": 10000000000}',
+                '{"sync": [[[[[]]]]]}',
             ]:
                 await p.send(bad)
                 assert (await p.until("error"))["error"] == "bad_message", bad
             await p.send(json.dumps({"move": {"do": "take"}, "version": before, "pad": "x" * 5000}))
             assert (await p.until("error"))["error"] == "too_large"
+            await p.send({"sync": 0})  # a page back from the background: the state now
+            assert (await p.state())["version"] == before
             # the other seat's legal move, sent from this seat: the game refuses it
             await p.send({"move": other_move, "version": before})
             refusal = await p.until("error")
