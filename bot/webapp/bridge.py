@@ -168,11 +168,15 @@ class Bridge:
             await self.leave(conn)
         elif isinstance(message, protocol.SayIn):
             self.say(conn, message.phrase)
-        elif isinstance(message, protocol.DealIn):
-            if conn.mode != REPLAY_MODE:
+        elif isinstance(message, protocol.DealIn):  # a replay's deal, or an ended game's
+            if conn.mode == LOBBY_MODE:
                 self._refuse(conn, "no_replay")
                 return
-            await self._replay(conn, await self.service.game(conn.game_id), message.deal)
+            info = await self.service.game(conn.game_id)
+            if conn.mode == GAME_MODE and not await self.member(info.chat_id, conn.user_id):
+                self._refuse(conn, "not_member")  # (a replay is the group's members' only)
+                return
+            await self._replay(conn, info, message.deal)
         else:
             self._refuse(conn, "bad_message")
 

@@ -15,7 +15,8 @@ In (the page to the bot), each a JSON object:
 - ``{"again": true}``: Play again, from a game's end; ``{"leave": true}``: leave the
   running game (the AI plays his seat; the page asked him first).
 - ``{"say": "take"}``: one of the quick phrases (:data:`PHRASES`), to the table.
-- ``{"deal": 2}``: a replay's deal 2 (a sprint match's deals, one at a time).
+- ``{"deal": 2}``: a replay's deal 2 (a sprint match's deals, one at a time); from an
+  ended game's own page, ``{"deal": 0}``: its replay (the deal it is).
 
 Out: ``{"state": {...}}`` (what the connection's seat may see: :func:`state`),
 ``{"lobby": {...}}`` (a lobby: :func:`lobby`), ``{"replay": {...}}`` (a finished game,
@@ -120,7 +121,7 @@ class SayIn:
 
 @dataclass(frozen=True, slots=True)
 class DealIn:
-    """A replay's deal (1 is a match's first)."""
+    """A replay's deal (1 is a match's first; 0: the deal the game is)."""
 
     deal: int
 
@@ -239,7 +240,7 @@ def _other(data: dict[str, Any], keys: set[str]) -> Incoming:
         return LeaveIn()
     if keys == {"say"} and isinstance(data["say"], str) and data["say"] in PHRASES:
         return SayIn(data["say"])
-    if keys == {"deal"} and type(data["deal"]) is int and 1 <= data["deal"] <= 1000:
+    if keys == {"deal"} and type(data["deal"]) is int and 0 <= data["deal"] <= 1000:
         return DealIn(data["deal"])
     raise BadMessage()
 
@@ -289,7 +290,6 @@ def more_texts(lang: str) -> dict[str, Any]:
             "levels": {"easy": _("easy"), "normal": _("normal"), "hard": _("hard")},
             "capTitle": _("Players at most: the game starts when that many sit."),
             "youSit": _("You are in: the game starts here."),
-            "waiting": _("Waiting for the creator to start the game."),
             "againButton": "🔁 " + _("Play again"),
             "replayButton": "🎞 " + _("Watch the replay"),
             "leaveGame": _("Leave the game"),
@@ -301,16 +301,16 @@ def more_texts(lang: str) -> dict[str, Any]:
             "no": "↩️ " + _("No"),
             "phrases": phrases(lang),
             "say": _("Say"),
-            "watching": _("watching"),
+            "watching": _("Watching: {n}"),
             "replay": _("Replay"),
             "deal": _("Deal {n} of {m}"),
             "step": _("Step {n} of {m}"),
-            "toFirst": "⏮ " + _("Start"),
-            "stepBack": "◀ " + _("Back"),
-            "stepForward": _("Forward") + " ▶",
-            "toLast": _("End") + " ⏭",
-            "playOn": "▶️ " + _("Play"),
-            "pause": "⏸ " + _("Pause"),
+            "toFirst": _("To the deal"),
+            "stepBack": _("One step back"),
+            "stepForward": _("One step forward"),
+            "toLast": _("To the end"),
+            "playOn": _("Play"),
+            "pause": _("Pause"),
             "speed": _("Speed"),
         }
 

@@ -123,9 +123,10 @@ async def a_game(
 
 @dataclass
 class Group:
-    """A group whose Mini App is its bot's main app: Ann (its admin, who opens lobbies)
-    and Bob started the bot, Cid never did (the page is his only way in), Dan is a member
-    who watches, Eve is no member; ``clock`` is the bot's table pace and phrase clock."""
+    """A group whose Mini App is its bot's main app: Ann (its admin, who opens lobbies),
+    Bob and Fay (who plays on the chat's panels) started the bot, Cid never did (the page is
+    his only way in), Dan is a member who watches, Eve is no member; ``clock`` is the bot's
+    table pace and phrase clock."""
 
     server: FakeTelegram
     port: int
@@ -137,6 +138,7 @@ class Group:
     cid: User
     dan: User
     eve: User
+    fay: User
 
     @property
     def table(self) -> Table:
@@ -170,12 +172,13 @@ async def a_group(make_fake_telegram: Any, tmp_path: Any, **tweaks: Any) -> Asyn
     cid = server.add_user("Cid")  # never started the bot
     dan = server.add_user("Dan", started=True)
     eve = server.add_user("Eve", started=True)
-    group = server.add_group("Friends", [ann, bob, cid, dan], admins=[ann])
+    fay = server.add_user("Fay", started=True)
+    group = server.add_group("Friends", [ann, bob, cid, dan, fay], admins=[ann])
     clock = ManualClock()
     port = free_port()
     db = tmp_path / "durak.sqlite3"
     async with running_bot(server, db, webapp_port=port, clock=clock, **tweaks) as app:
-        yield Group(server, port, group, app, clock, ann, bob, cid, dan, eve)
+        yield Group(server, port, group, app, clock, ann, bob, cid, dan, eve, fay)
 
 
 async def play_on_page(p: Page, rng: random.Random, stop: asyncio.Event) -> dict[str, Any]:

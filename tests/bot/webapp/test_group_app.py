@@ -186,12 +186,14 @@ async def test_each_refusal_a_stranger_a_full_lobby_a_started_one_and_a_spectato
             assert (await dan.until("error"))["error"] == "not_in_game"
             await dan.send({"again": True})
             assert (await dan.until("error"))["error"] == "not_in_game"
+            await dan.send({"deal": 0})  # no replay of a running game: its hands are secret
+            assert (await dan.until("error"))["error"] == "no_replay"
             for bad in (
                 '{"lobby": "fly"}',
                 '{"lobby": "ai", "level": "god"}',
                 '{"say": "boo"}',
                 '{"lobby": "cap", "players": 99}',
-                '{"deal": 0}',
+                '{"deal": -1}',
                 '{"again": 1}',
             ):
                 await dan.send(bad)
