@@ -502,3 +502,79 @@ async def test_a_creator_who_never_started_the_bot_plays_in_the_page_once_he_ope
         texts = " ".join(m.plain_text or "" for m in g.table.bot_messages(g.group))
         assert "cannot get their cards" not in texts
     assert not errors.records
+
+
+@async_test
+async def test_a_page_only_players_leave_acts_at_once_and_his_my_cards_link_sends_him_back(
+    make_fake_telegram, tmp_path, errors
+):
+    """/leave of a player the bot cannot ask in private hands his seat to the AI at once,
+    as /leave confirmed does; should he start the bot from the table's "My cards", he is
+    sent back to the Mini App, where he plays. Own trumps' suits are chosen on the page."""
+    async with a_group(make_fake_telegram, tmp_path) as g:
+        service = durak_of(g.app).service
+        stack, (_ann, cid), game_id = await _a_game_on_pages(g, g.cid)
+        async with stack:
+            await g.cid.start_bot(cb.start_payload(cb.Link.CARDS, game_id))
+            link = durak_of(g.app).presenter.app_link(game_id)
+            answer = await g.server.wait_for(
+                lambda: next(
+                    (
+                        m
+                        for m in g.server.messages(g.server.private_chat(g.cid))
+                        if m.sender.is_bot and "Mini App" in (m.plain_text or "")
+                    ),
+                    None,
+                ),
+                10,
+                what="the link back to the Mini App",
+            )
+            assert any(e.get("url") == link for e in answer.entities)
+            await g.cid.send(g.group, "/leave")
+            seat = (await service.game(game_id)).seat_of(g.cid.id)
+            async with asyncio.timeout(10):
+                while not (await service.game(game_id)).seats[seat].left:
+                    await asyncio.sleep(0.05)
+            state = await cid.state()
+            while not state["seats"][seat]["away"]:
+                state = await cid.state()
+    assert not errors.records
+
+
+@async_test
+async def test_own_trumps_suits_are_chosen_on_the_page(make_fake_telegram, tmp_path, errors):
+    async with a_group(make_fake_telegram, tmp_path) as g:
+        await g.ann.send(g.group, "/newgame own trumps")
+        lobby = await g.server.wait_for(lambda: g.table.lobby(), 10, what="a lobby")
+        link = next(b.url for b in lobby.buttons if b.url and "startapp=" in b.url)
+        start = link.split("startapp=")[1]
+        async with (
+            page(g.port, {"init": init_data(g.server, g.ann, start)}) as ann,
+            page(g.port, {"init": init_data(g.server, g.cid, start)}) as cid,
+        ):
+            await ann.until("lobby")
+            await cid.until("lobby")
+            await cid.send({"lobby": "join"})
+            await ann.send({"lobby": "ai", "level": "easy"})  # own trumps: 3 to 4 players
+            while len((await ann.until("lobby"))["lobby"]["seats"]) < 3:
+                pass
+            await ann.send({"lobby": "start"})
+            pages = {0: ann, 1: cid}
+            chosen, acted = 0, None
+            while True:  # each chooses on his turn (the AI seat by itself), then the deal
+                got = await ann.next(timeout=10)
+                if "state" in got:
+                    break
+                suits = got.get("lobby", {}).get("suits")
+                if not suits or suits["turn"] not in pages or suits["turn"] == acted:
+                    continue
+                turn = suits["turn"]
+                other = pages[1 - turn]
+                await other.send({"lobby": "suit", "suit": suits["free"][0]})
+                assert (await other.until("error"))["error"] == "not_your_choice"
+                await pages[turn].send({"lobby": "suit", "suit": suits["free"][0]})
+                acted, chosen = turn, chosen + 1
+            assert chosen == 2
+            assert (await cid.state())["family"] == "pile"
+        assert g.private(g.cid) == []
+    assert not errors.records
