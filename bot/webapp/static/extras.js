@@ -57,7 +57,8 @@ export class Extras {
 
   // The labels, once the bot sent them in the player's language.
   texts() {
-    setText($("talk-open"), "💬 " + this.text("say", "Say"));
+    $("talk-open").setAttribute("aria-label", this.text("say", "Say"));
+    $("talk-open").title = this.text("say", "Say");
     const phrases = this.text("phrases", []);
     const list = $("talk");
     if (Array.isArray(phrases) && list.children.length !== phrases.length) {
@@ -79,7 +80,8 @@ export class Extras {
   // After every state: the phrases for a seated player, the end's buttons, Leave.
   show(state) {
     const seated = state.you !== null && state.you !== undefined;
-    $("talk-box").hidden = !seated;
+    $("talk-open").hidden = !seated;
+    if (!seated) $("talk").hidden = true;
     $("leave-game").hidden = !seated || state.over;
     const buttons = [];
     if (state.over && seated) {
