@@ -736,7 +736,7 @@ class Bench:
         moving where he may: not faster than one move each ``PAGE_GAP`` (the bot closes a
         page that floods it; a person does not tap 5 times a second)."""
         ws = table.pages[k]
-        acted = -1
+        acted = (-1, -1)  # (game, version) of the state he last moved on: a new game is new
         sent: list[float] = []  # when his move for ``acted`` went out, until its state came
         last = [0.0]  # when his last move went out
         pending: asyncio.Task[None] | None = None
@@ -761,7 +761,8 @@ class Bench:
                 elif "state" in got:
                     state = got["state"]
                     game = state["game"]
-                    if sent and state["version"] > acted:
+                    now = (game, state["version"])
+                    if sent and now > acted:
                         if self.measuring:
                             self.page_seen.append(time.perf_counter() - sent.pop())
                         sent.clear()
@@ -771,9 +772,9 @@ class Bench:
                             self.play_again += self.measuring
                             pending = self._later(pending, ws, thinking, {"again": True}, last)
                             self._tasks.add(asyncio.create_task(self.confirm_again(table, game)))
-                    elif offered(state) and state["version"] > acted:
-                        acted = state["version"]
-                        step = {"move": rng.choice(offered(state)), "version": acted}
+                    elif offered(state) and now > acted:
+                        acted = now
+                        step = {"move": rng.choice(offered(state)), "version": state["version"]}
                         pending = self._later(pending, ws, thinking, step, last, sent)
                 got = None
         finally:
