@@ -80,7 +80,8 @@ class Bridge:
             return "no_game"
         seat = info.seat_of(user.user_id)
         if seat is not None:
-            return Target(info, seat)
+            # left or kicked: the AI plays his seat, he watches (his result still counts)
+            return Target(info, None if info.seats[seat].left else seat)
         if await self.member(info.chat_id, user.user_id):
             return Target(info, None)
         return "not_member"

@@ -140,6 +140,9 @@ class Registry:
         made: dict[tuple[int | None, str], str] = {}
         version = max(table.version, game.view(None).moves)
         for conn in self.of_game(info.game_id):
+            if conn.seat is not None and info.seats[conn.seat].left:
+                conn.seat = None  # he left or was kicked: the AI's hand is not his to see
+                conn.shown = -1
             if conn.shown == version and info.status == RUNNING:
                 continue
             key = (conn.seat, conn.lang)
