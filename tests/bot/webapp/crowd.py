@@ -72,11 +72,13 @@ async def _one(
                 await ws.send_str(json.dumps({"init": init}))
             else:
                 settle("silent")
+            shown = False
             async for msg in ws:
                 if msg.type != aiohttp.WSMsgType.TEXT:
                     break
                 data = json.loads(msg.data)
-                if "state" in data:
+                if "state" in data and not shown:  # (a page in: counted once)
+                    shown = True
                     settle("state")
                 elif "error" in data:
                     settle("error:" + data["error"])
