@@ -13,9 +13,10 @@ machine's loopback), as a crowd of many clients comes; ``source``: all from this
 connection (``X-Forwarded-For``), its value an address of its own (``10.x.y.z``), as a
 proxy in front of the bot would set it.
 
-Each connection is made once and not made again when closed. One JSON line once every
-connection was tried and has its first answer (``{"ready": ...}``), another when stdin
-closes (``{"done": ...}``): the counts of upgrades, refused upgrades, pages that got a
+Each connection is made once and not made again when closed; with ``again``, it is made
+again that many seconds after it ended (an attacker that keeps at it). One JSON line once
+every connection was tried and has its first answer (``{"ready": ...}``), another when
+stdin closes (``{"done": ...}``): the counts of upgrades, refused upgrades, pages that got a
 state, errors by code, and connections the bot closed.
 """
 
@@ -37,13 +38,18 @@ from bot.webapp import sign_init_data
 PATH = "/durak/app/ws"
 
 
-async def one(spec: dict[str, Any], n: int, counts: Counter[str]) -> None:
+async def one(spec: dict[str, Any], n: int, first: Counter[str], later: Counter[str]) -> None:
+    """Connection ``n``: its first answer counted in ``first``, those of the connections
+    made again (``again``) in ``later``."""
     local = (f"127.1.{n // 254}.{n % 254 + 1}", 0) if spec.get("spread") else None
     if spec.get("source"):
         local = (spec["source"], 0)
     connector = aiohttp.TCPConnector(limit=0, force_close=True, local_addr=local)
     async with aiohttp.ClientSession(connector=connector) as session:
-        await _one(session, spec, n, counts)
+        await _one(session, spec, n, first)
+        while spec.get("again") is not None:
+            await asyncio.sleep(spec["again"])
+            await _one(session, spec, n, later)
 
 
 async def _one(
@@ -89,12 +95,13 @@ async def _one(
 
 async def main(spec: dict[str, Any]) -> None:
     counts: Counter[str] = Counter()
-    tasks = [asyncio.create_task(one(spec, n, counts)) for n in range(spec["count"])]
+    later: Counter[str] = Counter()
+    tasks = [asyncio.create_task(one(spec, n, counts, later)) for n in range(spec["count"])]
     while counts["settled"] < spec["count"]:
         await asyncio.sleep(0.05)
     print(json.dumps({"ready": counts}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    print(json.dumps({"done": counts}), flush=True)
+    print(json.dumps({"done": counts, "again": later}), flush=True)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -117,6 +124,7 @@ async def crowd(**spec: Any) -> AsyncIterator[Crowd]:
         child.stdin.close()
         line = await asyncio.wait_for(child.stdout.readline(), 30)
         running.done = Counter(json.loads(line)["done"])
+        running.again = Counter(json.loads(line)["again"])
     finally:
         if child.returncode is None:
             with contextlib.suppress(ProcessLookupError):
@@ -128,6 +136,7 @@ async def crowd(**spec: Any) -> AsyncIterator[Crowd]:
 class Crowd:
     ready: Counter[str] = field(default_factory=Counter)
     done: Counter[str] = field(default_factory=Counter)
+    again: Counter[str] = field(default_factory=Counter)  # the connections made again
 
 
 if __name__ == "__main__":
