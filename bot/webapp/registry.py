@@ -69,7 +69,10 @@ class Conn:
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:  # a page that does not read: close it, it reconnects
-            log.info("webapp: user %d reads too slowly; closing", self.user_id)
+            if self.closing is not None:  # (closing already: said and done once)
+                return
+            # a page's doing: not a line at INFO for each (issue 36 item 3)
+            log.debug("webapp: user %d reads too slowly; closing", self.user_id)
             if self.writer is not None:
                 self.writer.cancel()
             self.closing = asyncio.create_task(self.ws.close(code=1008, message=b"slow"))

@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from bot.webapp import protocol, sign_init_data
+from bot.webapp.registry import QUEUE, Bucket, Conn
 from tests.fake_telegram.fixtures import async_test
 
 from ..harness import WEBAPP_PATH
@@ -105,3 +106,22 @@ async def test_a_flood_of_bad_first_frames_is_one_log_line_a_minute(
         async with page(g.port, {"init": init_data(g.server, g.users[0])}) as p:
             assert (await p.state())["you"] == 0
     assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_a_page_that_does_not_read_is_closed_once_without_a_line_at_info(caplog):
+    """Every push to a page whose queue is full wrote an INFO line and began another close."""
+    caplog.set_level(logging.DEBUG)
+    closes = []
+
+    class Socket:
+        async def close(self, **kw: object) -> bool:
+            closes.append(kw)
+            return True
+
+    conn = Conn(Socket(), 7, 1, 0, "en", Bucket(20, 5))  # type: ignore[arg-type]
+    for _ in range(QUEUE + 50):  # (its writer never started: nothing is read)
+        conn.send("{}")
+    await asyncio.sleep(0)
+    assert len(closes) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.INFO]
