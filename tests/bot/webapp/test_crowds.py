@@ -10,8 +10,15 @@ address of its own where it says so; the listener's cap is lowered to ``CAP``.""
 from __future__ import annotations
 
 import asyncio
+import os
+import random
+import resource
+import signal
+import sys
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -22,12 +29,24 @@ from bot.config import ConfigError, from_env
 from bot.transport import listener
 from bot.webapp import LIMITS, WebApp
 from bot.webapp.gate import Gate, Held, source_of
+from tests.dbaccess import db_rows
+from tests.fake_telegram import RateLimits
 from tests.fake_telegram.fixtures import async_test
 
-from ..harness import durak_of
+from ..harness import (
+    SCALE,
+    WEBAPP_URL,
+    WEBHOOK_PATH,
+    WEBHOOK_SECRET,
+    WEBHOOK_URL,
+    Table,
+    durak_of,
+    free_port,
+)
 from .client import Game, a_game, init_data, page
 from .crowd import crowd
 
+ROOT = Path(__file__).resolve().parents[3]
 CAP = 200  # the listener's connection cap here (768 at the usual 1,024 descriptors)
 CROWD = 300  # connections in a crowd: more than the cap
 #: Pages without initData are held as long as the test needs (3 s in the bot): what gives
@@ -48,17 +67,18 @@ async def until(done: Callable[[], bool], guard: float = 10.0) -> None:
             await asyncio.sleep(0.01)
 
 
-async def presses(g: Game, count: int) -> None:
+async def presses(g: Game | Table, count: int) -> None:
     """``count`` presses of the players' panels, by turns: each must be answered (a press
     waits 10 s for its answer: a hang, not a speed)."""
+    table = g.table if isinstance(g, Game) else g
     for n in range(count):
-        if g.table.ended() is not None:
+        if table.ended() is not None:
             return
-        user = g.users[n % len(g.users)]
-        panel = g.table.panel(user)
+        user = table.users[n % len(table.users)]
+        panel = table.panel(user)
         assert panel is not None
         data = [b.callback_data for b in panel.buttons if b.callback_data]
-        await g.table.press(user, panel, g.table.rng.choice(data))
+        await table.press(user, panel, table.rng.choice(data))
 
 
 @async_test
@@ -232,3 +252,96 @@ def test_the_gate_drops_the_oldest_page_without_init_data_first():
     for held in (a, b, c):
         gate.leave(held)
     assert gate.count == 1 and gate.waiting() == 0 and dropped == ["b", "a2"]
+
+
+class BotProcess:
+    """``python -m bot`` in webhook mode with the tests' clock (tests/bot/webhook_child.py),
+    in a process of its own, and the lines it logged."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.lines: list[str] = []
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def start(cls, env: dict[str, str], files: int) -> BotProcess:
+        def limit() -> None:  # (in the child, before it runs: its open-file limit)
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
+
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.bot.webhook_child", cwd=ROOT, env=env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, preexec_fn=limit,
+        )  # fmt: skip
+        return cls(proc)
+
+    async def _read(self) -> None:
+        assert self.proc.stderr is not None
+        async for line in self.proc.stderr:
+            self.lines.append(line.decode(errors="replace").rstrip("\n"))
+
+    async def stop(self) -> int:
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            self.proc.kill()
+            code = await self.proc.wait()
+        await self._reader
+        return code
+
+
+#: The bot process's open-file limit here: a cap of 200 connections (the limit less 256),
+#: 100 of them for pages.
+FILES = 456
+
+
+@pytest.mark.parametrize("mode", ["silent", "pages"])
+@async_test
+async def test_the_bot_process_on_postgresql_serves_the_webhook_beside_a_crowd(
+    make_fake_telegram, pg_db, mode
+):
+    """As python -m bot runs (a process of its own, PostgreSQL, the webhook and the Mini
+    App on one port, its cap from its own open-file limit), under the tests' clock."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    port = free_port()
+    server.webhook_target = f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
+    users = [server.add_user(f"Player{i}", started=True) for i in range(2)]
+    members = [server.add_user(f"Member{i}") for i in range(CROWD // 3 if mode == "pages" else 0)]
+    group = server.add_group("Friends", [*users, *members], admins=[users[0]])
+    env = {
+        **os.environ,
+        "DURAK_BOT_TOKEN": server.token,
+        "DURAK_DB": pg_db,
+        "DURAK_API_URL": server.base_url,
+        "DURAK_LOG_LEVEL": "INFO",
+        "DURAK_WEBHOOK_URL": WEBHOOK_URL,
+        "DURAK_WEBHOOK_SECRET": WEBHOOK_SECRET,
+        "DURAK_WEBHOOK_PORT": str(port),
+        "DURAK_WEBAPP_URL": WEBAPP_URL,
+        "DURAK_TEST_WEBAPP_AUTH": str(PATIENT.auth),
+    }
+    bot = await BotProcess.start(env, FILES)
+    try:
+        await server.wait_for(lambda: server.request_count("setWebhook") == 1, 60, what="hook")
+        table = Table(server, group, users, random.Random(4))
+        await table.open_lobby()
+        await table.join_all()
+        await table.start()
+        [(game_id,)] = db_rows(pg_db, "SELECT game_id FROM games WHERE status = 'running'")
+        spec: dict[str, Any] = {"port": port, "count": CROWD, "mode": mode, "spread": True}
+        if mode == "pages":
+            users_of = [[m.id, m.first_name] for m in members]
+            spec |= {"token": server.token, "users": users_of, "start": str(game_id)}
+        async with crowd(**spec) as c:
+            await presses(table, 20)
+            assert server.webhook is not None and server.webhook.failed == 0
+            if mode == "pages":
+                assert 0 < c.ready["state"] <= 100  # the pages' cap at 456 open files
+    finally:
+        code = await bot.stop()
+    assert code == 0, "\n".join(bot.lines[-30:])
+    bad = [line for line in bot.lines if " ERROR " in line or "Traceback" in line]
+    assert not bad, "\n".join(bad[:20])
