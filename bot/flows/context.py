@@ -25,6 +25,7 @@ from ..transport.outbox import ANSWER
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
 from ..ui.i18n import DEFAULT, N_, _, language
+from .moves import Moves
 
 #: PTB's per-update context (``context.bot``, ``context.args``, ``context.application``).
 Context = ContextTypes.DEFAULT_TYPE
@@ -160,6 +161,8 @@ class FlowContext:
         self.outbox = presenter.outbox
         self.langs = presenter.langs
         self.questions = Questions(self.outbox)
+        #: the one step every move takes, a panel's press or the Mini App's (bot/webapp)
+        self.moves = Moves(service, presenter)
         self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
         self._clock = time.monotonic

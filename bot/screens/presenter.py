@@ -396,7 +396,7 @@ class Presenter:
             return
         over = info.status != RUNNING
         bout = self._bout(game_id, game.view(None))
-        shown = await self._table(info, game, self._timeouts_for(game_id, bout))
+        shown = await self.table(info, game, self._timeouts_for(game_id, bout))
         public = shown.view
         if self.live is not None:
             self.live.push(info, game, shown)
@@ -574,7 +574,7 @@ class Presenter:
             return
         over = info.status != RUNNING
         left = info.seats[seat].left
-        table = await self._table(info, game)
+        table = await self.table(info, game)
         lang = await self.langs.of_user(user_id)
         if not over:
             shows = ("left",) if left else panel_key(game.view(seat), seat, table.seconds_left)
@@ -655,10 +655,11 @@ class Presenter:
             priority=PRIORITY_ACTOR,
         )
 
-    async def _table(
+    async def table(
         self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()
     ) -> render.Table:
-        """The public table of ``game`` now. Two moves can be shown concurrently: the
+        """The public table of ``game`` now, for the group's message, the panels and the
+        Mini App's pages alike. Two moves can be shown concurrently: the
         buttons carry the version of the state they show (the number of actions
         applied), not of a slower caller's info."""
         public = game.view(None)

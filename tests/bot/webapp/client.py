@@ -20,6 +20,16 @@ from tests.fake_telegram.models import Chat, User
 from ..harness import SCALE, WEBAPP_PATH, WEBHOOK_PATH, Table, free_port, running_bot
 
 
+def offered(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every move the state offers its page (its cards' options, its buttons, its
+    several-card openings), as record steps."""
+    offer = state["offer"]
+    steps = [o["step"] for entry in offer["cards"].values() for o in entry["options"]]
+    steps += [a["step"] for a in offer["actions"]]
+    steps += [o["step"] for o in offer["openings"]]
+    return steps
+
+
 def init_data(server: FakeTelegram, user: User, start: str | None = None, **kw: Any) -> str:
     return sign_init_data(
         server.token,

@@ -10,7 +10,7 @@ import random
 from tests.fake_telegram.fixtures import async_test
 
 from ..harness import Table, durak_of
-from .client import a_game, init_data, page
+from .client import a_game, init_data, offered, page
 
 LINE = "The AI plays your seat to the end"
 
@@ -31,7 +31,7 @@ async def test_a_kicked_player_sees_the_table_as_a_spectator(make_fake_telegram,
             state = await p.state()
             while state["you"] is not None:  # states of moves made before the kick
                 state = await p.state()
-            assert state["hand"] == [] and state["legal"] == []
+            assert state["hand"] == [] and offered(state) == []
             await p.send({"move": {"do": "take"}, "version": state["version"]})
             assert (await p.until("error"))["error"] == "not_in_game"
         # a page opened again: the public view (he played here: no question to Telegram)
