@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,12 +29,13 @@ from .screens.presenter import Presenter, Titles, parse_place, place
 from .seats.ai_pool import HARD_BUDGET_MS, AiPool
 from .seats.timers import TurnTimers
 from .standby import hold_lease, release_lease
+from .transport.members import Members, chat_member
 from .transport.outbox import Outbox, SendLimits
 from .transport.request import AiohttpRequest, UpdatesRequest
 from .transport.runner import ALLOWED_UPDATES
 from .ui import keyboards, render
 from .ui.i18n import DEFAULT, SUPPORTED, _, language
-from .webapp import LIMITS, Bridge, Registry, WebApp
+from .webapp import LIMITS, Bridge, Limits, Registry, WebApp
 
 if TYPE_CHECKING:
     from durak.store.lease import Lease
@@ -102,6 +105,8 @@ class Parts:
     presenter: Presenter
     timers: TurnTimers
     flows: Flows
+    #: Who is a member of a group (getChatMember, each answer kept for a minute).
+    members: Members
     #: The Mini App (``DURAK_WEBAPP_URL``), served once this process is the active one.
     webapp: WebApp | None
 
@@ -129,6 +134,10 @@ class DurakBot:
     db_trouble: dbguard.Trouble | None = None  # its file (or lock) vanished: exit code 2
     _db_watch: asyncio.Task[None] | None = None
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
+    webapp_limits: Limits = LIMITS  # the Mini App's (tests: a shorter wait for initData)
+    #: The clock of what counts per minute (the membership cache, the Mini App's sign-ins and
+    #: log lines): tests give one they move by hand.
+    clock: Callable[[], float] = time.monotonic
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     #: Built in ``post_init``; ``None`` before it and once the database is closed.
@@ -163,6 +172,10 @@ class DurakBot:
     @property
     def webapp(self) -> WebApp | None:
         return self._built().webapp
+
+    @property
+    def members(self) -> Members:
+        return self._built().members
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
         self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
@@ -203,7 +216,8 @@ class DurakBot:
             ai_pause=self.ai_pause,
             time_scale=self.time_scale,
         )
-        pages = Registry(per_user=LIMITS.per_user) if self.config.webapp_url else None
+        members = Members(functools.partial(chat_member, app.bot), clock=self.clock)
+        pages = Registry(per_user=self.webapp_limits.per_user) if self.config.webapp_url else None
         presenter = Presenter(
             service,
             outbox,
@@ -217,9 +231,21 @@ class DurakBot:
         )
         timers = presenter.timers
         assert timers is not None  # given a clock, the presenter made it
-        webapp = None if pages is None else self._webapp(app, service, presenter, pages)
+        webapp = None
+        if pages is not None:
+            bridge = Bridge(service, presenter, pages, members.is_member)
+            webapp = WebApp(
+                self.config.webapp_path,
+                self.config.token,
+                bridge,
+                pages,
+                self.config.webapp_max_age,
+                self.webapp_limits,
+                forwarded=self.config.webapp_forwarded_header,
+                clock=self.clock,
+            )
         flows = Flows.build(service, presenter)
-        return Parts(service, outbox, langs, ai, presenter, timers, flows, webapp)
+        return Parts(service, outbox, langs, ai, presenter, timers, flows, members, webapp)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
@@ -270,30 +296,6 @@ class DurakBot:
         if getattr(bot.bot, "has_main_web_app", False):
             return f"https://t.me/{bot.username}"
         return None
-
-    def _webapp(
-        self,
-        app: Application,  # type: ignore[type-arg]
-        service: GameService,
-        presenter: Presenter,
-        pages: Registry,
-    ) -> WebApp:
-        """The Mini App's server, wired to the service and the presenter."""
-        bot = app.bot
-
-        async def member(chat_id: int, user_id: int) -> bool:
-            try:
-                found = await bot.get_chat_member(chat_id, user_id)
-            except TelegramError:
-                return False
-            return found.status in ("creator", "administrator", "member") or bool(
-                getattr(found, "is_member", False)
-            )
-
-        bridge = Bridge(service, presenter, pages, member)
-        return WebApp(
-            self.config.webapp_path, self.config.token, bridge, pages, self.config.webapp_max_age
-        )
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
         """The command menus, per scope (groups / private chats) and per language."""

@@ -75,8 +75,11 @@ class Bridge:
             return "no_game"
         seat = info.seat_of(user.user_id)
         if seat is not None:
-            return Target(info, seat)
-        if await self.member(info.chat_id, user.user_id):
+            # left or kicked: the AI plays his seat, he watches (his result still counts)
+            return Target(info, None if info.seats[seat].left else seat)
+        if info.status != RUNNING:  # Telegram is asked about a running game only
+            return "no_game"
+        if await self.member(info.chat_id, user.user_id):  # (cached: bot.transport.members)
             return Target(info, None)
         return "not_member"
 

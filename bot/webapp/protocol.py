@@ -100,7 +100,7 @@ def parse(text: str | bytes) -> Incoming:
         raise BadMessage("too_large")
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # (1,900 nested brackets: RecursionError, issue 36)
         raise BadMessage() from None
     if not isinstance(data, dict):
         raise BadMessage()
@@ -166,6 +166,7 @@ ERRORS = {
     "no_game": N_("No game of yours to show: open the table from the game's own buttons."),
     "not_member": N_("This game belongs to another group."),
     "idle": N_("The table closed after a long quiet: open it again."),
+    "too_many_attempts": N_("Too many sign-ins at once: the table tries again in a moment."),
 }
 
 
