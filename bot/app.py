@@ -165,7 +165,9 @@ class DurakBot:
         return self._built().webapp
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
+        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout, self.stop)
+        if self.stop is not None and self.stop.is_set():  # a standby stopped: nothing to start
+            return
         if self.lease is not None:  # from now on nothing is sent unless the lease is sure
             for http in self.http:
                 http.fence = self.lease.fence

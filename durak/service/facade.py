@@ -33,7 +33,7 @@ Decisions worth knowing (the details are in each concern's module):
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -105,8 +105,9 @@ class GameService:
         self._core.live.clear()
         self._core.ended.clear()
 
-    def fence_writes(self, fence: Callable[[], None]) -> None:
-        """Ask ``fence`` before every write (the bot's lease: no write once it may be gone)."""
+    def fence_writes(self, fence: Callable[[], Awaitable[None]]) -> None:
+        """Await ``fence`` before every write (the bot's lease: no write once it may be
+        gone, none before it is sure again after a pause)."""
         self._core.store.fence = fence
 
     async def copy_to(self, target: str) -> None:

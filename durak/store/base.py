@@ -23,7 +23,7 @@ What every backend guarantees (the service relies on each):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -221,9 +221,9 @@ class Store(Protocol):
         """The problems an integrity check finds; empty if the database is sound."""
         ...
 
-    #: Asked before every write, when set: raises if this process may no longer write
+    #: Awaited before every write, when set: raises if this process may no longer write
     #: (PostgreSQL: the bot's lease, durak/store/lease.py; SQLite has none to ask).
-    fence: Callable[[], None] | None
+    fence: Callable[[], Awaitable[None]] | None
 
     async def copy_to(self, target: str) -> None:
         """Write a copy of the whole database, as this store sees it, to the new file

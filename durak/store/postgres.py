@@ -102,7 +102,7 @@ class Store:
         self.path = redact(url)
         #: The bot's lease (durak/store/lease.py): asked before every write; it raises
         #: (and ends the process) when another process may be the active one by now.
-        self.fence: Callable[[], None] | None = None
+        self.fence: Callable[[], Awaitable[None]] | None = None
 
     @classmethod
     async def open(
@@ -202,7 +202,7 @@ class Store:
         try:
             async with self._pool.acquire() as conn:
                 if not readonly and self.fence is not None:
-                    self.fence()
+                    await self.fence()
                 try:
                     await _whole(conn.execute(_BEGIN[isolation, readonly]))
                     yield Tx(conn)
@@ -238,7 +238,7 @@ class Store:
         try:
             async with self._pool.acquire() as conn:
                 if self.fence is not None:
-                    self.fence()
+                    await self.fence()
                 found: asyncpg.Record | None = await _whole(conn.fetchrow(sql, *args))
                 return found
         except _FAILURES as e:

@@ -36,7 +36,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -92,7 +92,8 @@ class Store:
         self._restart_after = 0.0  # the loop's time before which no WAL restart is tried
         self.path = path
         self.health = WriteHealth(path)
-        self.fence: Callable[[], None] | None = None  # one file, one process: no lease
+        #: one file, one process: no lease (see base.Store.fence)
+        self.fence: Callable[[], Awaitable[None]] | None = None
 
     @classmethod
     async def open(
