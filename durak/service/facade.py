@@ -114,6 +114,14 @@ class GameService:
         """A copy of the database in the new file ``target`` (SQLite; see Store.copy_to)."""
         await self._core.store.copy_to(target)
 
+    def after_checkpoints(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after each checkpoint into the database file (SQLite)."""
+        self._core.store.checkpointed = callback
+
+    async def hold_checkpoints(self) -> None:
+        """Nothing more written into the database's own file (see Store.hold_checkpoints)."""
+        await self._core.store.hold_checkpoints()
+
     async def __aenter__(self) -> GameService:
         return self
 

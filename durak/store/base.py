@@ -225,11 +225,21 @@ class Store(Protocol):
     #: (PostgreSQL: the bot's lease, durak/store/lease.py; SQLite has none to ask).
     fence: Callable[[], Awaitable[None]] | None
 
+    #: Called, when set, after each checkpoint the store ran into its database file
+    #: (SQLite: the bot then notes the file's header, bot/dbguard.py; PostgreSQL: never).
+    checkpointed: Callable[[], None] | None
+
     async def copy_to(self, target: str) -> None:
         """Write a copy of the whole database, as this store sees it, to the new file
         ``target`` (SQLite: a file deleted under the running bot is saved from its open
         connection). :class:`DatabaseError` if it cannot, or where the server keeps the
         data (PostgreSQL: its own backups)."""
+        ...
+
+    async def hold_checkpoints(self) -> None:
+        """Write nothing more into the database's own file, only to its log (SQLite: no
+        more WAL checkpoints; the file at the path was overwritten in place, and the
+        WAL is what is left to save from: see bot/dbguard.py)."""
         ...
 
     async def close(self) -> None: ...

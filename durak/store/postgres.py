@@ -103,6 +103,7 @@ class Store:
         #: The bot's lease (durak/store/lease.py): asked before every write; it raises
         #: (and ends the process) when another process may be the active one by now.
         self.fence: Callable[[], Awaitable[None]] | None = None
+        self.checkpointed: Callable[[], None] | None = None  # the server checkpoints its own
 
     @classmethod
     async def open(
@@ -181,6 +182,9 @@ class Store:
     async def copy_to(self, target: str) -> None:
         """The server keeps the data (pg_dump copies it): nothing to save from here."""
         raise DatabaseError(f"a PostgreSQL database is not copied to a file ({target})")
+
+    async def hold_checkpoints(self) -> None:
+        """The server writes its own files: nothing to hold."""
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
