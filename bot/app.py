@@ -19,7 +19,7 @@ from telegram.ext import (
     ExtBot,
 )
 
-from durak.service import RUNNING, GameInfo, GameService, ServiceError
+from durak.service import RUNNING, DatabaseError, GameInfo, GameService, ServiceError
 
 from . import dbguard
 from .config import Config
@@ -32,7 +32,7 @@ from .standby import hold_lease, release_lease
 from .transport.members import Members, chat_member
 from .transport.outbox import Outbox, SendLimits
 from .transport.request import AiohttpRequest, UpdatesRequest
-from .transport.runner import ALLOWED_UPDATES
+from .transport.runner import ALLOWED_UPDATES, StartError
 from .ui import keyboards, render
 from .ui.i18n import DEFAULT, SUPPORTED, _, language
 from .webapp import LIMITS, Bridge, Limits, Registry, WebApp
@@ -178,11 +178,17 @@ class DurakBot:
         return self._built().members
 
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
+        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout, self.stop)
+        if self.stop is not None and self.stop.is_set():  # a standby stopped: nothing to start
+            return
         if self.lease is not None:  # from now on nothing is sent unless the lease is sure
             for http in self.http:
                 http.fence = self.lease.fence
-        service = await GameService.open(self.config.db_path)
+        check = "none" if dbguard.watching() else "quick"  # python -m bot checked it already
+        try:
+            service = await GameService.open(self.config.db_path, check=check)
+        except DatabaseError as e:  # e.g. a running game whose log does not replay
+            raise StartError(f"DURAK_DB: {e}") from None
         if self.lease is not None:
             service.fence_writes(self.lease.fence)
         try:
@@ -191,6 +197,7 @@ class DurakBot:
             await service.close()
             raise
         if dbguard.watching():  # python -m bot on a SQLite file: at start, then every 2 s
+            service.after_checkpoints(dbguard.note)
             watch = dbguard.watch(self.db_check_every, self._db_vanished)
             self._db_watch = asyncio.create_task(watch, name="database file check")
         parts.flows.register(app)
@@ -279,12 +286,15 @@ class DurakBot:
             await service.close()
             log.info("database closed")
 
-    def _db_vanished(self, found: dbguard.Trouble) -> None:
-        """The database's file (or its lock) is gone from its path: stop taking presses
-        now; post_shutdown saves the data and says so (bot/dbguard.py)."""
+    async def _db_vanished(self, found: dbguard.Trouble) -> None:
+        """The database's file (or its lock) is gone from its path, or was overwritten
+        in place: stop taking presses now; post_shutdown saves the data and says so
+        (bot/dbguard.py). Overwritten, nothing more is checkpointed into it meanwhile."""
         self.db_trouble = found
         if self.stop is not None:
             self.stop.set()
+        if found.in_place and self.parts is not None:
+            await self.parts.service.hold_checkpoints()
 
     def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
         """The Mini App's direct link in t.me: by its short name, or the main app's."""
