@@ -7,7 +7,7 @@ once every :data:`EVERY` seconds (a bout that ends sooner is shown once the 15 s
 but always for the game's start, its end and a player going out; the edits it saves are
 what limits how many games one bot token carries (Telegram's ~30 sends+edits a second).
 
-Time comes from a :class:`Clock` the tests control (``DurakBot.clock``): the verdicts of
+Time comes from a :class:`Clock` the tests control (``DurakBot.pace_clock``): the verdicts of
 the tests never depend on how busy the machine is.
 """
 

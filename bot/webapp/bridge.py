@@ -109,8 +109,12 @@ class Bridge:
             return Target(info, seat, REPLAY_MODE)
         if info.game is None and info.status != LOBBY:
             return "no_game"  # a lobby that closed before its deal
-        if seat is None and not await self.member(info.chat_id, user.user_id):
-            return "not_member"
+        if seat is not None and info.seats[seat].left:
+            seat = None  # left or kicked: the AI plays his seat, he watches (it still counts)
+        elif seat is None and info.status not in (LOBBY, RUNNING):
+            return "no_game"  # an ended game's page is its players'; the group's: r<game>
+        elif seat is None and not await self.member(info.chat_id, user.user_id):
+            return "not_member"  # (asked of Telegram once a minute: bot.transport.members)
         return Target(info, seat, LOBBY_MODE if info.status == LOBBY else GAME_MODE)
 
     async def opened(self, conn: Conn, target: Target) -> None:

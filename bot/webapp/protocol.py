@@ -171,7 +171,7 @@ def parse(text: str | bytes) -> Incoming:
         raise BadMessage("too_large")
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # (1,900 nested brackets: RecursionError, issue 36)
         raise BadMessage() from None
     if not isinstance(data, dict):
         raise BadMessage()
@@ -272,6 +272,7 @@ ERRORS = {
     "idle": N_("The table closed after a long quiet: open it again."),
     "no_replay": N_("Only a finished game can be replayed."),
     "too_fast": N_("One phrase every 3 seconds."),
+    "too_many_attempts": N_("Too many sign-ins at once: the table tries again in a moment."),
 }
 
 

@@ -577,6 +577,7 @@ class Bench:
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     page_moves: int = 0  # moves sent from a page while measuring
     page_refused: int = 0  # ... answered with an error (a state he had not seen yet)
+    page_doors: int = 0  # page openings turned away at the door (429/503), opened again
     page_seen: list[float] = field(default_factory=list)  # his move -> its state on his page
 
     async def press(self, user: User, message: Message, data: str) -> str | None:
@@ -639,12 +640,24 @@ class Bench:
                 raise RuntimeError(f"{user.first_name} got a panel of game {panel_game}")
 
     async def _open(self, user: User, start: str) -> aiohttp.ClientWebSocketResponse:
-        """His page, opened as Telegram opens it from a link with ``start`` in it."""
+        """His page, opened as Telegram opens it from a link with ``start`` in it. Every
+        page here comes from 127.0.0.1, which the bot lets hold a few connections that have
+        not signed in yet: turned away at the door (429/503), he waits and opens it again,
+        with the page's own randomised backoff."""
         assert self.session is not None
         url = f"http://127.0.0.1:{self.webapp_port}{WEBAPP_PATH}/ws"
-        ws = await self.session.ws_connect(url)
-        await ws.send_str(json.dumps({"init": init_data(self.server, user, start)}))
-        return ws
+        wait = random.Random(f"{self.seed}:{user.id}:door")
+        while True:
+            try:
+                ws = await self.session.ws_connect(url)
+            except aiohttp.WSServerHandshakeError as e:
+                if e.status not in (429, 503):
+                    raise
+                self.page_doors += 1
+                await asyncio.sleep(PAGE_GAP * (1 + wait.random()))
+                continue
+            await ws.send_str(json.dumps({"init": init_data(self.server, user, start)}))
+            return ws
 
     async def confirm_again(self, table: Table, over: int) -> None:
         """Play again opens a lobby in which every other player confirms (I'm in: the
@@ -1045,6 +1058,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
     out["texts"] = bench.texts.most_common(5)
     out["on_pages"] = on_pages
     out["page_moves"], out["page_refused"] = bench.page_moves, bench.page_refused
+    out["page_doors"] = bench.page_doors
     out["page_seen"] = sorted(bench.page_seen)
     out["latencies"] = sorted(bench.latencies)
     return out
@@ -1157,7 +1171,8 @@ def page_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
     return [
         f"on the Mini App: {out['on_pages']} of {args.players} players a game"
         f" (--webapp-share {args.webapp_share:g}); their moves sent: {out['page_moves']},"
-        f" refused (a state gone meanwhile): {out['page_refused']}",
+        f" refused (a state gone meanwhile): {out['page_refused']};"
+        f" page openings turned away at the door and opened again: {out['page_doors']}",
         f"page move -> its new state on his page ms: p50 {ms[0.5]:.1f}  p95 {ms[0.95]:.1f}"
         f"  p99 {ms[0.99]:.1f}  ({len(seen)} moves)",
     ]

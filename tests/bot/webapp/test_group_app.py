@@ -89,7 +89,8 @@ async def test_three_friends_and_a_panel_player_play_a_whole_game_and_play_again
                 asyncio.create_task(play_on_page(ann, random.Random(1), stop)),
                 asyncio.create_task(play_on_page(cid, random.Random(2), stop)),
             ]
-            ended = await table.play_to_the_end()
+            # (his loop counts the rounds he waits on the pages too: the timeout bounds it)
+            ended = await table.play_to_the_end(timeout=120, max_presses=100_000)
             stop.set()
             last = await asyncio.gather(*players)
             assert ended is not None

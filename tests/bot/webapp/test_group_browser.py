@@ -35,7 +35,11 @@ def shots(tmp_path: Path) -> Path:
 
 
 async def leaks(player: Player, service: Any, game_id: int, user_id: int) -> set[str]:
-    """The cards of other hands, never seen face up, that the page shows or was sent."""
+    """The cards of other hands, never seen face up, that the page shows or was sent. The
+    page is read first, the game after it: a card secret in the later state was secret
+    when the page had it (secrets only shrink), so what is found is a leak."""
+    dom = await player.dom_cards()
+    sent = player.frame_cards()
     info = await service.game(game_id)
     if info.status != RUNNING or info.game is None:
         return set()
@@ -43,11 +47,12 @@ async def leaks(player: Player, service: Any, game_id: int, user_id: int) -> set
     secret = secret_cards(info.game, Played())
     if seat is not None:
         secret -= {str(c) for c in info.game.hand(seat)}
-    now = await service.game(game_id)
-    dom = await player.dom_cards()
-    if now.version != info.version:
-        return set()  # moved on while read: the next look checks it
-    return (dom | player.frame_cards()) & secret
+    found = (dom | sent) & secret
+    if not found:
+        return set()
+    frames = [f for f in player.frames if any(c in f for c in found)]
+    holders = [s for s in range(info.game.n) if found & {str(c) for c in info.game.hand(s)}]
+    return {f"seat {seat} saw {sorted(found)} of seats {holders}: {frames[:2]}"}
 
 
 async def tap_along(
