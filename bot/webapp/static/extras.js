@@ -140,7 +140,8 @@ export class Extras {
 
   place(node, seat) {
     const box = document.querySelector(`#seats [data-seat="${seat}"], #me [data-seat="${seat}"]`);
-    if (!box) {
+    if (!box || !box.offsetParent) {
+      // no such seat drawn (the table is not the view shown): nothing floats elsewhere
       node.hidden = true;
       return;
     }
