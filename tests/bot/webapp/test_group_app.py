@@ -579,3 +579,30 @@ async def test_own_trumps_suits_are_chosen_on_the_page(make_fake_telegram, tmp_p
             assert (await cid.state())["family"] == "pile"
         assert g.private(g.cid) == []
     assert not errors.records
+
+
+@async_test
+async def test_the_pages_leave_hands_the_seat_to_the_ai_and_he_watches_on(
+    make_fake_telegram, tmp_path, errors
+):
+    """The page's "Leave the game" (after its own question): as /leave confirmed, the AI
+    plays his seat to the end; his page goes on as a spectator's (issue 36), and he may
+    not say a phrase at the table any more."""
+    async with a_group(make_fake_telegram, tmp_path) as g:
+        service = durak_of(g.app).service
+        stack, (_ann, cid), game_id = await _a_game_on_pages(g, g.cid, ai=1)
+        async with stack:
+            seat = (await service.game(game_id)).seat_of(g.cid.id)
+            await cid.send({"leave": True})
+            async with asyncio.timeout(10):
+                while not (await service.game(game_id)).seats[seat].left:
+                    await asyncio.sleep(0.05)
+            await cid.send({"leave": True})  # twice: refused, nothing changes
+            assert (await cid.until("error"))["error"] in ("left_game", "not_in_game")
+        async with page(g.port, {"init": init_data(g.server, g.cid, str(game_id))}) as p:
+            state = await p.state()
+            assert state["you"] is None and state["hand"] == []
+            await p.send({"say": "good"})
+            assert (await p.until("error"))["error"] == "not_in_game"
+        assert g.private(g.cid) == []
+    assert not errors.records
