@@ -90,6 +90,8 @@ async def test_a_whole_game(players, make_fake_telegram: FakeTelegramFactory, tm
     assert not server.unanswered_callbacks()
     assert server.rate_limited_count(group) == 0, "the bot ran into the group limit"
     assert server.limit_violations() == 0
+    # every edit changed something: none was refused (and paid for) as "not modified"
+    assert server.not_modified_count() == 0, server.not_modified
     assert not errors.records, [r.getMessage() for r in errors.records]
     assert table.presses > 0 and game_id > 0
 
@@ -120,6 +122,7 @@ async def test_a_whole_game_by_webhook(make_fake_telegram: FakeTelegramFactory, 
     assert server.webhook is not None and server.webhook.failed == 0
     assert server.webhook.delivered >= table.presses  # every press came by the webhook
     assert table.presses > 0 and not server.unanswered_callbacks()
+    assert server.not_modified_count() == 0, server.not_modified
     assert not table.leaks, table.leaks
     assert not errors.records, [r.getMessage() for r in errors.records]
 

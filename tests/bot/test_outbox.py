@@ -48,18 +48,26 @@ class Probe:
 
 
 class ProbeBot(telegram.Bot):
-    """A real PTB bot whose sendMessage calls can be slowed down or made to fail."""
+    """A real PTB bot whose sendMessage calls (or ``endpoint``'s) can be slowed down or
+    made to fail."""
 
-    def __init__(self, server: FakeTelegram, *failures: Exception, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        server: FakeTelegram,
+        *failures: Exception,
+        delay: float = 0.0,
+        endpoint: str = "send_message",
+    ) -> None:
         super().__init__(server.token, base_url=server.base_url)
         self._probe = Probe(list(failures), delay)  # PTB bots are frozen, except `_` names
+        self._endpoint = endpoint
 
     @property
     def probe(self) -> Probe:
         return self._probe
 
     async def do_api_request(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
-        if endpoint != "send_message":
+        if endpoint != self._endpoint:
             return await super().do_api_request(endpoint, *args, **kwargs)
         chat_id = kwargs["api_kwargs"]["chat_id"]
         probe = self._probe
@@ -356,21 +364,77 @@ async def test_deleted_message_is_posted_again(make_fake_telegram: FakeTelegramF
 
 
 @async_test
-async def test_not_modified_is_success(
+async def test_an_edit_that_changes_nothing_is_not_made(
     make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """Telegram refuses an edit to the content a message shows ("message is not
+    modified"), and the refusal costs a request of the chat's budget: the outbox knows
+    what it last sent to each message and does not make such an edit (issue 33 item 7),
+    whether the content is given, made at send time, or coalesced back to what is shown."""
+    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    group = tg.add_group("Durak", [tg.add_user("Ann")])
+    join = {"inline_keyboard": [[{"text": "Join", "callback_data": "j"}]]}
+    start = {"inline_keyboard": [[{"text": "Start", "callback_data": "s"}]]}
+    caplog.set_level(logging.DEBUG, LOGGER)
+    async with running(tg) as outbox:
+        outbox.show(group.id, "table:1", "<b>same</b>", join)
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "<b>same</b>", join)  # nothing to change
+        outbox.show_later(group.id, "table:1", lambda: ("<b>same</b>", join))
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "<b>same</b>", start)  # the buttons change
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "other", start)  # queued behind the group's pace,
+        outbox.show(group.id, "table:1", "<b>same</b>", start)  # then back to what it shows
+        await outbox.idle(5)
+        metrics = outbox.metrics
+    assert tg.request_count("sendMessage") == 1 and tg.request_count("editMessageText") == 1
+    assert tg.not_modified_count() == 0
+    assert texts(tg, group) == ["same"] and tg.buttons(group, 1)[0].text == "Start"
+    assert warnings_logged(caplog) == []
+    assert metrics.total_unchanged == 3  # and the minute's log line says so
+
+
+@async_test
+async def test_an_edit_is_made_where_the_content_shown_is_not_known(
+    make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After a restart (the id remembered, the content not) and after a failed edit the
+    outbox cannot know what the message shows: it edits; Telegram's "not modified" is then
+    a success, and what it confirms is known again."""
     tg = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     group = tg.add_group("Durak", [tg.add_user("Ann")])
     caplog.set_level(logging.DEBUG, LOGGER)
     async with running(tg) as outbox:
-        for text in ("<b>same</b>", "<b>same</b>", "other"):
-            outbox.show(group.id, "table:1", text)
-            await outbox.idle(5)
-    edits = tg.requests("editMessageText")
-    assert [r.status for r in edits] == [400, 200]
-    assert "not modified" in (edits[0].description or "")
-    assert texts(tg, group) == ["other"]
+        outbox.show(group.id, "table:1", "<b>same</b>")
+        await outbox.idle(5)
+        message_id = outbox.message_id(group.id, "table:1")
+    assert message_id is not None
+    async with running(tg) as outbox:  # a restart: the id from the database
+        outbox.remember(group.id, "table:1", message_id)
+        outbox.show(group.id, "table:1", "<b>same</b>")
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "<b>same</b>")  # known now: not sent
+        await outbox.idle(5)
+    assert [r.status for r in tg.requests("editMessageText")] == [400]
+    assert "not modified" in (tg.requests("editMessageText")[0].description or "")
     assert warnings_logged(caplog) == []
+    bot = ProbeBot(tg, endpoint="edit_message_text")
+    async with running(tg, bot=bot) as outbox:
+        outbox.remember(group.id, "table:1", message_id)
+        outbox.show(group.id, "table:1", "<b>same</b>")  # not modified: known now
+        await outbox.idle(5)
+        bot.probe.failures.append(RuntimeError("boom"))
+        outbox.show(group.id, "table:1", "other")  # fails before it reaches Telegram
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "<b>same</b>")  # not known after the failure: sent
+        await outbox.idle(5)
+        outbox.show(group.id, "table:1", "<b>same</b>")
+        await outbox.idle(5)
+    assert bot.probe.calls == 3 and texts(tg, group) == ["same"]
+    assert [r.status for r in tg.requests("editMessageText")] == [400, 400, 400]
+    [failed] = warnings_logged(caplog)
+    assert "RuntimeError" in failed.getMessage()
 
 
 # ------------------------------------------------------------------------- errors
@@ -542,6 +606,7 @@ class MemoryBot:
     def __init__(self) -> None:
         self.shown: dict[tuple[int, int], str] = {}
         self.sends: list[tuple[int, str]] = []
+        self.not_modified = 0
         self._ids = itertools.count(1)
 
     async def do_api_request(self, endpoint: str, api_kwargs: dict[str, Any]) -> Any:
@@ -567,6 +632,7 @@ class MemoryBot:
         if (chat_id, message_id) not in self.shown:
             raise BadRequest("Message to edit not found")
         if self.shown[(chat_id, message_id)] == text:
+            self.not_modified += 1
             raise BadRequest("Message is not modified: same content")
         self.shown[(chat_id, message_id)] = text
 
@@ -577,7 +643,9 @@ class MemoryBot:
 OPERATIONS = st.lists(
     st.tuples(
         st.integers(-2, 2).filter(bool),  # two groups, two private chats
-        st.sampled_from(["show a", "show b", "notify a", "send", "forget a", "pause"]),
+        st.sampled_from(
+            ["show a", "show b", "same a", "same b", "notify a", "send", "forget a", "pause"]
+        ),
     ),
     max_size=40,
 )
@@ -598,9 +666,10 @@ async def check_latest_content_and_every_send_arrive(operations: list[tuple[int,
     sent: list[tuple[int, str]] = []
     for n, (chat_id, operation) in enumerate(operations):
         verb, _, slot = operation.partition(" ")
-        if verb in ("show", "notify"):
-            latest[(chat_id, slot)] = f"{operation} {n}"
-            outbox.show(chat_id, slot, f"{operation} {n}", notify=verb == "notify")
+        if verb in ("show", "notify", "same"):
+            text = operation if verb == "same" else f"{operation} {n}"  # "same": repeated
+            latest[(chat_id, slot)] = text
+            outbox.show(chat_id, slot, text, notify=verb == "notify")
         elif verb == "send":
             sent.append((chat_id, f"send {n}"))
             outbox.send(chat_id, f"send {n}")
@@ -620,6 +689,7 @@ async def check_latest_content_and_every_send_arrive(operations: list[tuple[int,
     for chat_id in {chat_id for chat_id, _ in operations}:
         arrived = [text for c, text in bot.sends if c == chat_id and text.startswith("send")]
         assert arrived == [text for c, text in sent if c == chat_id]
+    assert bot.not_modified == 0  # the outbox knew what each message showed
 
 
 @async_test
