@@ -13,14 +13,12 @@ Message texts may contain a player's hand: they are never logged at INFO or abov
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dtm
 import hashlib
 import heapq
 import itertools
 import json
 import logging
-import time
 import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -40,6 +38,7 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
+from ..clock import MONOTONIC, Clock
 from .budget import MODES, GlobalCap, Metrics
 from .request import BotApi, NotSent
 
@@ -238,7 +237,7 @@ class Outbox:
         *,
         on_posted: OnPosted | None = None,
         on_forbidden: OnForbidden | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = MONOTONIC,
     ) -> None:
         self._bot = bot
         self.api = BotApi(bot)  # also the handlers' way to answer a pressed button
@@ -259,8 +258,8 @@ class Outbox:
         self._seq = itertools.count()
         self.cap = limits.cap()
         self.metrics = Metrics()
-        self._period_ends = clock() + limits.period
-        self._born = clock()  # cold_start: each chat's pace as if it had just sent then
+        self._period_ends = clock.now() + limits.period
+        self._born = clock.now()  # cold_start: each chat's pace as if it had just sent then
         self._held_back = False  # the cap made a ready send wait in this period
         self._global_ready_at = float("-inf")
         self._pending = 0
@@ -311,6 +310,16 @@ class Outbox:
         """Seed a place's message id (e.g. from the database after a restart)."""
         self._ids[(chat_id, place)] = message_id
 
+    @property
+    def requests_in_flight(self) -> int:
+        """Bot API requests started and not yet answered."""
+        return self._in_flight
+
+    @property
+    def is_idle(self) -> bool:
+        """Nothing queued, nothing in flight."""
+        return self._idle.is_set()
+
     def message_id(self, chat_id: int, place: str) -> int | None:
         return self._ids.get((chat_id, place))
 
@@ -331,7 +340,7 @@ class Outbox:
         ``thread`` (0: none). Content still queued for the place is replaced where it stands,
         keeping its position in the chat's queue."""
         item = _Item(
-            next(self._seq), place, text, markup, notify, priority, queued_at=self._clock()
+            next(self._seq), place, text, markup, notify, priority, queued_at=self._clock.now()
         )
         item.thread = thread
         self._show(chat_id, place, item)
@@ -370,7 +379,7 @@ class Outbox:
         item = _Item(
             next(self._seq), place, "", None, notify, priority, render=render, decide=decide
         )
-        item.queued_at = self._clock()
+        item.queued_at = self._clock.now()
         item.thread = thread
         self._show(chat_id, place, item)
 
@@ -388,7 +397,9 @@ class Outbox:
         answer to message ``reply_to``, 0: none), delivered in order with the chat's
         other items: pacing is per chat, as Telegram limits a group."""
         chat = self._chat(chat_id)
-        item = _Item(next(self._seq), None, text, markup, False, priority, queued_at=self._clock())
+        item = _Item(
+            next(self._seq), None, text, markup, False, priority, queued_at=self._clock.now()
+        )
         item.thread = thread
         item.reply_to = reply_to
         self._enqueue(chat, item)
@@ -406,7 +417,9 @@ class Outbox:
     ) -> None:
         """Queue a file (a game record), paced like any other message of the chat."""
         chat = self._chat(chat_id)
-        item = _Item(next(self._seq), None, caption, None, False, priority, queued_at=self._clock())
+        item = _Item(
+            next(self._seq), None, caption, None, False, priority, queued_at=self._clock.now()
+        )
         item.thread = thread
         item.document = (filename, content)
         self._enqueue(chat, item)
@@ -590,7 +603,7 @@ class Outbox:
 
     def _reschedule(self, chat: _Chat) -> None:
         """Index a chat after a change from outside the worker, and wake the worker if needed."""
-        if self._schedule(chat, self._clock()):
+        if self._schedule(chat, self._clock.now()):
             self._wake.set()
 
     def _schedule(self, chat: _Chat, now: float) -> bool:
@@ -707,7 +720,7 @@ class Outbox:
         """The worker: start requests as the limits allow, sleep until the next may go."""
         while True:
             try:
-                now = self._clock()
+                now = self._clock.now()
                 if now >= self._period_ends:
                     self._period_over(now)
                 delay = self._pump(now)
@@ -751,12 +764,7 @@ class Outbox:
             del self._chats[chat_id]
 
     async def _sleep(self, delay: float | None) -> None:
-        if delay is None:
-            await self._wake.wait()
-            return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._wake.wait()
+        await self._clock.wait(self._wake, delay)
 
     # ------------------------------------------------------------------ delivery
 
@@ -765,7 +773,7 @@ class Outbox:
         try:
             await self._perform(chat.chat_id, item)
             chat.forbidden = False
-            self.metrics.delivered(item.priority, self._clock() - item.queued_at)
+            self.metrics.delivered(item.priority, self._clock.now() - item.queued_at)
         except Exception as exc:  # every failure is classified; the outbox keeps running
             if item.place is not None:  # what the message shows now is not known
                 self._shown.pop((chat.chat_id, item.place), None)
@@ -774,7 +782,7 @@ class Outbox:
             chat.busy = None
             self._in_flight -= 1
             self._released(chat.chat_id, item.place)
-            self._schedule(chat, self._clock())
+            self._schedule(chat, self._clock.now())
             self._update_idle()
             self._wake.set()
 
@@ -942,7 +950,7 @@ class Outbox:
     def _refused(self, chat: _Chat, item: _Item, wait: float) -> None:
         """A 429: the chat goes at half its pace for a while (so its next sends do not meet
         another), and 429s in several chats at once are the bot-wide limit's."""
-        now = self._clock()
+        now = self._clock.now()
         self.metrics.refusal(item.method or "?", chat.chat_id, wait)
         chat.slow_until = now + wait + self._limits.slow_for
         if self.cap.refused(chat.chat_id, now):
@@ -980,7 +988,7 @@ class Outbox:
 
     def _pause(self, chat: _Chat, seconds: float) -> None:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
-        chat.ready_at = max(chat.ready_at, self._clock() + seconds)
+        chat.ready_at = max(chat.ready_at, self._clock.now() + seconds)
         chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
 
 
