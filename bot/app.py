@@ -312,10 +312,13 @@ class DurakBot:
             log.warning("could not register the command menus: %s", e)
 
     async def resume(self, parts: Parts) -> None:
-        """After a restart: every running game's messages are known again and
-        refreshed, so old panels keep working and the game can be finished."""
+        """After a restart (or a standby's takeover): every running game's and open
+        lobby's messages are known again and refreshed, so old panels keep working,
+        the game can be finished, and a lobby goes on in its own message, showing
+        whoever joined while the process before could not show it any more."""
         games = await parts.service.running_games()
-        for info in games:
+        lobbies = await parts.service.open_lobbies()
+        for info in [*games, *lobbies]:
             for m in info.messages:
                 parts.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
         await parts.timers.resume(games)
@@ -324,8 +327,11 @@ class DurakBot:
             await parts.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))
-        for info in await parts.service.suit_choices():  # own trumps: the clock runs on
-            await parts.presenter.changed(info)
+        for info in lobbies:
+            if info.suit_choice is None:
+                await parts.presenter.lobby(info)
+            else:  # own trumps: the clock runs on
+                await parts.presenter.changed(info)
 
     async def _posted(self, chat_id: int, place: str, message_id: int) -> None:
         parsed = parse_place(place)
