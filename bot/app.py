@@ -20,6 +20,7 @@ from telegram.ext import (
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
 from . import dbguard
+from .clock import WALL, Clock
 from .config import Config
 from .flows import Flows
 from .screens.languages import Languages
@@ -122,6 +123,7 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    turn_clock: Clock = WALL  # the turn clock's time (tests: one they move themselves)
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
@@ -202,6 +204,7 @@ class DurakBot:
             away_delay=self.away_delay,
             ai_pause=self.ai_pause,
             time_scale=self.time_scale,
+            clock=self.turn_clock,
         )
         pages = Registry(per_user=LIMITS.per_user) if self.config.webapp_url else None
         presenter = Presenter(

@@ -63,7 +63,7 @@ async def running_bot(
     *,
     webhook_port: int | None = None,
     webapp_port: int | None = None,
-    **tweaks: float,
+    **tweaks: object,
 ) -> AsyncIterator[Application]:  # type: ignore[type-arg]
     """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly; with
     ``webhook_port``, in webhook mode instead, serving ``WEBHOOK_PATH`` on 127.0.0.1 (the

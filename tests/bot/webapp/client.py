@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -86,11 +87,16 @@ class Game:
 
 @asynccontextmanager
 async def a_game(
-    make_fake_telegram: Any, tmp_path: Any, players: int = 2, rules: str = "", **tweaks: float
+    make_fake_telegram: Any, tmp_path: Any, players: int = 2, rules: str = "", **tweaks: object
 ) -> AsyncIterator[Game]:
     """A running game of ``players`` (started in the private chat: they can get panels),
-    an outsider in the group, the Mini App on a free port."""
+    an outsider in the group, the Mini App on a free port. Its turn clock stands still
+    (a clock the test moves, never moved here): a page's player is never timed out by a
+    slow machine, the state's version moves only with the players' moves."""
+    from tests.clock import ManualClock
     from tests.fake_telegram import RateLimits
+
+    tweaks.setdefault("turn_clock", ManualClock(time.time()))
 
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
