@@ -20,7 +20,7 @@ from telegram.ext import (
 from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
 from . import dbguard
-from .clock import WALL, Clock
+from .clock import MONOTONIC, WALL, Clock
 from .config import Config
 from .flows import Flows
 from .screens.languages import Languages
@@ -124,6 +124,7 @@ class DurakBot:
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
     turn_clock: Clock = WALL  # the turn clock's time (tests: one they move themselves)
+    send_clock: Clock = MONOTONIC  # the outbox's (tests: the fake Bot API's too)
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
@@ -193,7 +194,13 @@ class DurakBot:
 
     def _build(self, app: Application, service: GameService) -> Parts:  # type: ignore[type-arg]
         """Every part, in the order they need each other; nothing is started here."""
-        outbox = Outbox(app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden)
+        outbox = Outbox(
+            app.bot,
+            self.limits,
+            on_posted=self._posted,
+            on_forbidden=self._forbidden,
+            clock=self.send_clock,
+        )
         langs = Languages(service)
         ai = AiPool(self.hard_budget_ms)
         clock = functools.partial(

@@ -1,6 +1,7 @@
-"""A clock the test moves itself (``bot.clock.Clock``): time stands still until the test
-says, so the outbox's pacing, the fake Bot API's flood limits and the turn clock see the
-same moments however busy the machine is.
+"""Clocks for tests (``bot.clock.Clock``), so that the outbox's pacing, the fake Bot
+API's flood limits and the turn clock see the same moments however busy the machine is.
+
+:class:`ManualClock`: time stands still until the test says.
 
 Every wait on it ends at a time on it; :meth:`ManualClock.advance_to` moves the time and
 ends the waits it reaches. :func:`run_outbox` moves it the way time would pass for an
@@ -13,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from dataclasses import dataclass, field
 
+from bot.clock import SystemClock
 from bot.transport.outbox import Outbox
 
 #: How often (real seconds) a settling loop looks again; it only waits for answers.
@@ -131,3 +134,34 @@ async def idle(clock: ManualClock, outbox: Outbox, limit: float = 600.0) -> None
         if due is None or due > end:
             raise TimeoutError(f"the outbox still had work after {limit} s on the clock")
         clock.advance_to(due)
+
+
+class LoopbackClock(SystemClock):
+    """Real time, standing still while a request of the outbox is on its way to the fake
+    Bot API and back: the server (given ``clock=clock.now``) sees each request at the
+    moment the outbox sent it. On loopback that way takes no time worth counting; on a
+    busy machine a request may wait tens of milliseconds for the CPU between the two
+    halves of one process, which compressed time (``SCALE``) makes a good part of a
+    group's slot, and which is no part of the outbox's pace. Elsewhere it runs as the
+    monotonic clock does, for a whole game of the real bot.
+
+    Time counts between two reads of it only if no request was in flight at either:
+    every request starts after a read (the outbox's) and ends before one."""
+
+    def __init__(self) -> None:
+        super().__init__(self._read)
+        self._outbox: Outbox | None = None
+        self._real = time.monotonic()
+        self._time = self._real
+        self._busy = False
+
+    def follow(self, outbox: Outbox) -> None:
+        self._outbox = outbox
+
+    def _read(self) -> float:
+        real = time.monotonic()
+        busy = self._outbox is not None and self._outbox.requests_in_flight > 0
+        if not busy and not self._busy:
+            self._time += real - self._real
+        self._real, self._busy = real, busy
+        return self._time
