@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
         config = from_env()
         check_database(config)
         dbguard.hold(config)
-        dbguard.check_writable(config)
+        dbguard.check_usable(config)
     except ConfigError as e:
         dbguard.release_all()
         print(f"durak-bot: {e}", file=sys.stderr)

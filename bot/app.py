@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,7 +19,7 @@ from telegram.ext import (
     ExtBot,
 )
 
-from durak.service import RUNNING, GameInfo, GameService, ServiceError
+from durak.service import RUNNING, DatabaseError, GameInfo, GameService, ServiceError
 
 from . import dbguard
 from .clock import MONOTONIC, WALL, Clock
@@ -28,12 +30,13 @@ from .screens.presenter import Presenter, Titles, parse_place, place
 from .seats.ai_pool import HARD_BUDGET_MS, AiPool
 from .seats.timers import TurnTimers
 from .standby import hold_lease, release_lease
+from .transport.members import Members, chat_member
 from .transport.outbox import Outbox, SendLimits
 from .transport.request import AiohttpRequest, UpdatesRequest
-from .transport.runner import ALLOWED_UPDATES
+from .transport.runner import ALLOWED_UPDATES, StartError
 from .ui import keyboards, render
 from .ui.i18n import DEFAULT, SUPPORTED, _, language
-from .webapp import LIMITS, Bridge, Registry, WebApp
+from .webapp import LIMITS, Bridge, Limits, Registry, WebApp
 
 if TYPE_CHECKING:
     from durak.store.lease import Lease
@@ -103,6 +106,8 @@ class Parts:
     presenter: Presenter
     timers: TurnTimers
     flows: Flows
+    #: Who is a member of a group (getChatMember, each answer kept for a minute).
+    members: Members
     #: The Mini App (``DURAK_WEBAPP_URL``), served once this process is the active one.
     webapp: WebApp | None
 
@@ -132,6 +137,10 @@ class DurakBot:
     db_trouble: dbguard.Trouble | None = None  # its file (or lock) vanished: exit code 2
     _db_watch: asyncio.Task[None] | None = None
     lease: Lease | None = None  # PostgreSQL: this process is the active one (bot/standby.py)
+    webapp_limits: Limits = LIMITS  # the Mini App's (tests: a shorter wait for initData)
+    #: The clock of what counts per minute (the membership cache, the Mini App's sign-ins and
+    #: log lines): tests give one they move by hand.
+    clock: Callable[[], float] = time.monotonic
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     #: Built in ``post_init``; ``None`` before it and once the database is closed.
@@ -167,12 +176,22 @@ class DurakBot:
     def webapp(self) -> WebApp | None:
         return self._built().webapp
 
+    @property
+    def members(self) -> Members:
+        return self._built().members
+
     async def post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout)
+        self.lease = await hold_lease(self.config.db_path, self.config.lease_timeout, self.stop)
+        if self.stop is not None and self.stop.is_set():  # a standby stopped: nothing to start
+            return
         if self.lease is not None:  # from now on nothing is sent unless the lease is sure
             for http in self.http:
                 http.fence = self.lease.fence
-        service = await GameService.open(self.config.db_path)
+        check = "none" if dbguard.watching() else "quick"  # python -m bot checked it already
+        try:
+            service = await GameService.open(self.config.db_path, check=check)
+        except DatabaseError as e:  # e.g. a running game whose log does not replay
+            raise StartError(f"DURAK_DB: {e}") from None
         if self.lease is not None:
             service.fence_writes(self.lease.fence)
         try:
@@ -181,6 +200,7 @@ class DurakBot:
             await service.close()
             raise
         if dbguard.watching():  # python -m bot on a SQLite file: at start, then every 2 s
+            service.after_checkpoints(dbguard.note)
             watch = dbguard.watch(self.db_check_every, self._db_vanished)
             self._db_watch = asyncio.create_task(watch, name="database file check")
         parts.flows.register(app)
@@ -213,7 +233,8 @@ class DurakBot:
             time_scale=self.time_scale,
             clock=self.turn_clock,
         )
-        pages = Registry(per_user=LIMITS.per_user) if self.config.webapp_url else None
+        members = Members(functools.partial(chat_member, app.bot), clock=self.clock)
+        pages = Registry(per_user=self.webapp_limits.per_user) if self.config.webapp_url else None
         presenter = Presenter(
             service,
             outbox,
@@ -227,9 +248,21 @@ class DurakBot:
         )
         timers = presenter.timers
         assert timers is not None  # given a clock, the presenter made it
-        webapp = None if pages is None else self._webapp(app, service, presenter, pages)
+        webapp = None
+        if pages is not None:
+            bridge = Bridge(service, presenter, pages, members.is_member)
+            webapp = WebApp(
+                self.config.webapp_path,
+                self.config.token,
+                bridge,
+                pages,
+                self.config.webapp_max_age,
+                self.webapp_limits,
+                forwarded=self.config.webapp_forwarded_header,
+                clock=self.clock,
+            )
         flows = Flows.build(service, presenter)
-        return Parts(service, outbox, langs, ai, presenter, timers, flows, webapp)
+        return Parts(service, outbox, langs, ai, presenter, timers, flows, members, webapp)
 
     async def post_shutdown(self, app: Application) -> None:  # type: ignore[type-arg]
         """Stop the clocks, drain the outbox (at most ``drain_timeout``, less once
@@ -263,12 +296,15 @@ class DurakBot:
             await service.close()
             log.info("database closed")
 
-    def _db_vanished(self, found: dbguard.Trouble) -> None:
-        """The database's file (or its lock) is gone from its path: stop taking presses
-        now; post_shutdown saves the data and says so (bot/dbguard.py)."""
+    async def _db_vanished(self, found: dbguard.Trouble) -> None:
+        """The database's file (or its lock) is gone from its path, or was overwritten
+        in place: stop taking presses now; post_shutdown saves the data and says so
+        (bot/dbguard.py). Overwritten, nothing more is checkpointed into it meanwhile."""
         self.db_trouble = found
         if self.stop is not None:
             self.stop.set()
+        if found.in_place and self.parts is not None:
+            await self.parts.service.hold_checkpoints()
 
     def _webapp_link(self, bot: ExtBot) -> str | None:  # type: ignore[type-arg]
         """The Mini App's direct link in t.me: by its short name, or the main app's."""
@@ -280,30 +316,6 @@ class DurakBot:
         if getattr(bot.bot, "has_main_web_app", False):
             return f"https://t.me/{bot.username}"
         return None
-
-    def _webapp(
-        self,
-        app: Application,  # type: ignore[type-arg]
-        service: GameService,
-        presenter: Presenter,
-        pages: Registry,
-    ) -> WebApp:
-        """The Mini App's server, wired to the service and the presenter."""
-        bot = app.bot
-
-        async def member(chat_id: int, user_id: int) -> bool:
-            try:
-                found = await bot.get_chat_member(chat_id, user_id)
-            except TelegramError:
-                return False
-            return found.status in ("creator", "administrator", "member") or bool(
-                getattr(found, "is_member", False)
-            )
-
-        bridge = Bridge(service, presenter, pages, member)
-        return WebApp(
-            self.config.webapp_path, self.config.token, bridge, pages, self.config.webapp_max_age
-        )
 
     async def _set_commands(self, app: Application) -> None:  # type: ignore[type-arg]
         """The command menus, per scope (groups / private chats) and per language."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 TOKEN = re.compile(r"^\d{3,20}:[A-Za-z0-9_-]{20,64}$")
 SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 HELP = """\
 Run the durak bot (long polling).
@@ -59,6 +60,11 @@ The table as a Telegram Mini App, when DURAK_WEBAPP_URL is set:
   DURAK_WEBAPP_SHORT_NAME  the Mini App's short name in @BotFather (/newapp): the
                            group's table links to t.me/<bot>/<name>?startapp=<game>
                            (without it, to the bot's main Mini App if it has one)
+  DURAK_WEBAPP_FORWARDED_HEADER  the header your TLS proxy sets to the client's
+                           address, X-Real-IP or X-Forwarded-For (its last address is
+                           taken): pages that have not signed in yet are limited per
+                           address. Set it only if the proxy sets (or overwrites) it;
+                           unset, the peer's address counts (behind a proxy: the proxy's)
 """
 
 
@@ -85,6 +91,7 @@ class Config:
     webapp_port: int = 8081
     webapp_max_age: float = 86400.0
     webapp_short_name: str | None = None
+    webapp_forwarded_header: str | None = None
     lease_timeout: float = 5.0
 
     @property
@@ -157,6 +164,12 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(
             "DURAK_WEBAPP_SHORT_NAME must be the app's short name (3-30 of A-Z a-z 0-9 _)"
         )
+    forwarded = env.get("DURAK_WEBAPP_FORWARDED_HEADER", "").strip() or None
+    if forwarded is not None and not HEADER.match(forwarded):
+        raise ConfigError(
+            "DURAK_WEBAPP_FORWARDED_HEADER must be a header's name, e.g. X-Real-IP or"
+            " X-Forwarded-For"
+        )
     lease_timeout = _number(env, "DURAK_LEASE_TIMEOUT", 5.0, 2.0, 60.0)
     return Config(
         token=token,
@@ -176,6 +189,7 @@ def from_env(env: Mapping[str, str] | None = None) -> Config:
         webapp_port=app_port,
         webapp_max_age=max_age,
         webapp_short_name=short,
+        webapp_forwarded_header=forwarded,
         lease_timeout=lease_timeout,
     )
 

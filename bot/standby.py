@@ -5,13 +5,18 @@ or sends: a standby process says so in one INFO line and waits; once it holds th
 lease it starts like a lone bot. A holder that loses the lease exits at once with
 :data:`LOST_EXIT_CODE`, without another send, so that its supervisor restarts it,
 as a standby; every Bot API request is fenced on the lease (:meth:`Lease.fence`,
-called by the HTTP client before it sends), so a holder that was frozen or stuck
-past ``DURAK_LEASE_TIMEOUT`` exits the same way on its first attempt to send. On
-SQLite there is no lease: one file, one process.
+awaited by the HTTP client before it sends), so a holder whose lease connection
+ended while it was frozen, or whose heartbeat is older than ``DURAK_LEASE_TIMEOUT``
+less a second, exits the same way on its first attempt to send, and after any pause
+sends only once a heartbeat sent after it is answered. A stop signal ends a standby's
+wait at once (exit code 0): it has started nothing. On SQLite there is no lease: one
+file, one process.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -38,10 +43,13 @@ def _exit_at_once(reason: str) -> None:
     os._exit(LOST_EXIT_CODE)
 
 
-async def hold_lease(db: str, timeout: float = 5.0) -> Lease | None:
+async def hold_lease(
+    db: str, timeout: float = 5.0, stop: asyncio.Event | None = None
+) -> Lease | None:
     """Wait until this process may be the active bot on ``db``; the lease to release at
-    shutdown (``None`` for SQLite). ``timeout`` is ``DURAK_LEASE_TIMEOUT``: how late
-    the holder's heartbeat may be before a standby ends its session."""
+    shutdown (``None`` for SQLite, or when ``stop`` was set first: a standby asked to
+    stop goes at once, having started nothing). ``timeout`` is ``DURAK_LEASE_TIMEOUT``:
+    how late the holder's heartbeat may be before a standby ends its session."""
     if not is_postgres(db):
         return None
     from durak.store.lease import Lease
@@ -49,12 +57,25 @@ async def hold_lease(db: str, timeout: float = 5.0) -> Lease | None:
 
     where = redact(db)
     lease = Lease(db, stale=timeout)
-    await lease.acquire(
-        on_lost=_exit_at_once,
-        on_wait=lambda: log.info(
-            "standby: another bot process is active on %s; waiting to take over", where
-        ),
+    acquiring = asyncio.ensure_future(
+        lease.acquire(
+            on_lost=_exit_at_once,
+            on_wait=lambda: log.info(
+                "standby: another bot process is active on %s; waiting to take over", where
+            ),
+        )
     )
+    if stop is not None:
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait((acquiring, stopping), return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not acquiring.done():
+            acquiring.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await acquiring
+            log.info("standby: stopped before taking over")
+            return None
+    await acquiring
     log.info("active: this process holds the lease on %s", where)
     return lease
 

@@ -24,6 +24,11 @@ PILE_GAMES = ("own_trumps", "piled", "road")
 NO_PROGRESS_TAKES = 100
 #: ``end_reason`` of that draw.
 NO_PROGRESS = "no_progress"
+#: Options that came after records did, each with the value a record (or a stored
+#: game) that leaves it out was played with (RECORDS.md: without
+#: ``no_progress_draw``), whatever a new game's default is. A record names each of
+#: them, so it reads the same after any later change of a default.
+RECORD_DEFAULTS: dict[str, Any] = {"no_progress_draw": False}
 GAMES = (PODKIDNOY, *PILE_GAMES)
 OWN_TRUMPS_TAKE = ("top", "pile")
 JAPANESE_TRUMPS = ("S", "H", "D")
@@ -201,7 +206,7 @@ class Rules:
         return {name: getattr(self, name) for name in _NAMES}
 
     def changed(self) -> dict[str, Any]:
-        """Only the options that differ from the defaults (what a record needs)."""
+        """Only the options that differ from a new game's defaults."""
         default = Rules()
         return {
             f.name: getattr(self, f.name)
@@ -209,8 +214,29 @@ class Rules:
             if getattr(self, f.name) != getattr(default, f.name)
         }
 
+    def to_record(self) -> dict[str, Any]:
+        """A record's ``rules``: the options that differ from the defaults, and every
+        option of :data:`RECORD_DEFAULTS` whatever its value (``"no_progress_draw":
+        true`` for a new game), so the record keeps its meaning if a default changes."""
+        named = self.changed()
+        for name in RECORD_DEFAULTS:
+            named[name] = getattr(self, name)
+        return {name: named[name] for name in _NAMES if name in named}
+
+    @classmethod
+    def from_record(cls, data: Any) -> Rules:
+        """The rules of a record, a stored game or a snapshot: an option of
+        :data:`RECORD_DEFAULTS` it leaves out takes the value the game was played
+        with (``no_progress_draw`` off), not a new game's default."""
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise ValueError("rules must be an object")
+        return cls.from_dict({**RECORD_DEFAULTS, **data})
+
     @classmethod
     def from_dict(cls, data: Any) -> Rules:
+        """A new game's rules: an option left out takes its default."""
         if data is None:
             return cls()
         if not isinstance(data, dict):

@@ -43,6 +43,9 @@ ENGINE = [
     ["-m", "tests.bot.bench_answers", "--asks", "2", "--scale", "0.05"],
     ["-m", "durak.ai.endings", "--games", "1", "--iterations", "2"],
     ["-m", "tests.bot.webapp.bench_webapp", "--games", "2", "--players", "2", "--seconds", "3"],
+    ["-m", "tests.bot.webapp.bench_crowds", "--crowd", "80", "--cap", "70", "--seconds", "2"],
+    ["-m", "tests.bot.webapp.bench_crowds", "--mode", "pages", "--crowd", "60", "--cap", "70",
+     "--seconds", "2"],
     ["-m", "tests.service.bench_ratings", "--games", "5"],
 ]  # fmt: skip
 

@@ -84,7 +84,7 @@ class Flows:
         app.add_handler(CommandHandler("settings", local(self.settings.settings)))
         app.add_handler(CommandHandler("cancel", local(life.cancel)))
         app.add_handler(CommandHandler("kick", local(life.kick)))
-        app.add_handler(CommandHandler("skip", local(self.skips.command)))
+        app.add_handler(CommandHandler("skip", local(self.skips.command)))  # capped in Skips
         app.add_handler(CommandHandler("history", local(once("history", life.history))))
         app.add_handler(CommandHandler("language", local(once("language", life.language_menu))))
         app.add_handler(ChatMemberHandler(life.membership, ChatMemberHandler.MY_CHAT_MEMBER))

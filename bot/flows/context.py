@@ -8,7 +8,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..transport.outbox import ANSWER
 from ..ui import callbacks as cb
 from ..ui import keyboards, render
 from ..ui.i18n import DEFAULT, N_, _, language
+from .moves import Moves
 
 #: PTB's per-update context (``context.bot``, ``context.args``, ``context.application``).
 Context = ContextTypes.DEFAULT_TYPE
@@ -160,7 +161,9 @@ class FlowContext:
         self.outbox = presenter.outbox
         self.langs = presenter.langs
         self.questions = Questions(self.outbox)
-        self._asked: OrderedDict[tuple[int, int, str], float] = OrderedDict()  # oldest first
+        #: the one step every move takes, a panel's press or the Mini App's (bot/webapp)
+        self.moves = Moves(service, presenter)
+        self._asked: OrderedDict[tuple[int, int, Hashable], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
         self._clock = time.monotonic
         #: ``@username`` (lower case) -> user id, of the users the bot saw lately: Telegram
@@ -197,17 +200,29 @@ class FlowContext:
 
         async def run(update: Update, context: Context) -> None:
             chat, user = update.effective_chat, update.effective_user
-            if chat is not None and user is not None and chat.type != ChatType.PRIVATE:
-                now = self._clock()
-                while self._asked and next(iter(self._asked.values())) <= now - self.repeat_window:
-                    self._asked.popitem(last=False)  # forgotten once the window is over
-                key = (chat.id, user.id, name)
-                if key in self._asked:
-                    return
-                self._asked[key] = now
+            if (
+                chat is not None
+                and user is not None
+                and chat.type != ChatType.PRIVATE
+                and self.repeated(chat.id, user.id, name)
+            ):
+                return
             await handler(update, context)
 
         return run
+
+    def repeated(self, chat_id: int, user_id: int, what: Hashable) -> bool:
+        """Whether the member was answered ``what`` in this group within the last
+        ``repeat_window`` seconds (the repeat is then ignored); if not, it is noted now.
+        A command whose answer depends on the moment (/skip) names what it answers."""
+        now = self._clock()
+        while self._asked and next(iter(self._asked.values())) <= now - self.repeat_window:
+            self._asked.popitem(last=False)  # forgotten once the window is over
+        key = (chat_id, user_id, what)
+        if key in self._asked:
+            return True
+        self._asked[key] = now
+        return False
 
     def note_username(self, user: User | None) -> None:
         if user is None or not user.username:

@@ -13,6 +13,11 @@ alone, /skip hands no seat over: the timer does, or his own /leave.
 
 Votes are kept in memory and count for one state of the game (RULES-NOTES.md): a
 vote is about the wait the voter sees, and any move (his, or the clock's) ends it.
+
+A member's /skip is answered as the other commands are, once a minute (issue 36: forty
+/skip cost the group forty replies at its pace of one every 3 s): a refusal once a
+minute, whichever it is; a vote once per state of the game and seat. So the member told
+"too early" is answered again when his vote can count.
 """
 
 from __future__ import annotations
@@ -73,26 +78,37 @@ class Skips:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or not self.ctx.in_group(update):
             return
+
+        def refuse(text: str) -> None:
+            if not self.ctx.repeated(chat.id, user.id, ("skip", "refused")):
+                self.ctx.reply(chat.id, text)
+
         info = await self.service.active_game(chat.id, topics.here())
         if info is None or info.status != RUNNING:
-            self.ctx.reply(chat.id, _("/skip works during a game, for a player it waits on."))
+            refuse(_("/skip works during a game, for a player it waits on."))
             return
         voter = info.seat_of(user.id)
         if voter is None or info.seats[voter].is_ai:
-            self.ctx.reply(chat.id, _("Only the players of this game may vote to skip."))
+            refuse(_("Only the players of this game may vote to skip."))
             return
         waited = candidates(info)
         targets = [s for s in waited if s != voter]
         if not targets:
-            text = (
+            refuse(
                 _("It is your own turn: you cannot skip yourself.")
                 if voter in waited
                 else _("The game waits on nobody who could be skipped.")
             )
-            self.ctx.reply(chat.id, text)
             return
+        state = ("skip", info.game_id, info.version)
         if len(targets) == 1:
-            self.ctx.reply(chat.id, await self._vote(info, voter, targets[0]))
+            too_soon = await self._too_soon(info, targets[0])
+            if too_soon is not None:
+                refuse(too_soon)
+            elif not self.ctx.repeated(chat.id, user.id, (*state, targets[0])):
+                self.ctx.reply(chat.id, await self._count(info, voter, targets[0]))
+            return
+        if self.ctx.repeated(chat.id, user.id, state):
             return
         rows = [
             [
@@ -153,6 +169,10 @@ class Skips:
         refused = await self._too_soon(info, target)
         if refused is not None:
             return refused
+        return await self._count(info, voter, target)
+
+    async def _count(self, info: GameInfo, voter: int, target: int) -> str:
+        """The vote counted (the wait is long enough): its answer, or the seat handed over."""
         version, votes = self._votes.get(info.game_id, (info.version, {}))
         if version != info.version:  # a move ended the wait the older votes were for
             votes = {}

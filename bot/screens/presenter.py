@@ -157,11 +157,19 @@ def _panel_content(
     over: bool,
     full: bool = False,
     app: str | None = None,
+    left: bool = False,
 ) -> tuple[str, keyboards.Markup | None]:
     """A player's panel as it is when sent: the table, his hand, what he may do; for a
     player the game does not wait on, his hand and one line (``full``: the table too,
-    as he asked for it with Refresh)."""
+    as he asked for it with Refresh). ``left``: he left or was kicked, the AI plays his
+    seat: the table as the group sees it and a line saying so, never the AI's hand."""
     with language(lang):
+        if left:
+            now = _now(table, game.view(None))
+            if over or now.ending is not None or now.view.outcome is not None:
+                return render.table_text(now), None
+            line = "🤖 " + _("The AI plays your seat to the end; its result counts as yours.")
+            return render.table_text(now) + "\n\n" + line, None
         now = _now(table, game.view(seat))
         over = over or now.ending is not None or now.view.outcome is not None
         if over:
@@ -410,7 +418,7 @@ class Presenter:
             return
         over = info.status != RUNNING
         bout = self._bout(game_id, game.view(None))
-        shown = await self._table(info, game, self._timeouts_for(game_id, bout))
+        shown = await self.table(info, game, self._timeouts_for(game_id, bout))
         public = shown.view
         if self.live is not None:
             self.live.push(info, game, shown)
@@ -444,6 +452,8 @@ class Presenter:
             key = (game_id, seat.seat)
             mine = game.view(seat.seat)
             shows = panel_key(mine, seat.seat, shown.seconds_left) if not over else ("over",)
+            if seat.left and not over:  # shown once: the AI's hand is not his to follow
+                shows = ("left",)
             # away or gone: the AI plays his seat, nothing asks anything of him (issue 11)
             quiet = over or seat.away or seat.left
             if quiet:
@@ -473,6 +483,7 @@ class Presenter:
                     seat.seat,
                     over,
                     app=self.app_url(game_id),
+                    left=seat.left,
                 ),
                 priority=PRIORITY_ACTOR if acting(mine, seat.seat) else PRIORITY_PANEL,
                 decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
@@ -584,15 +595,25 @@ class Presenter:
         if game is None or seat is None:
             return
         over = info.status != RUNNING
-        table = await self._table(info, game)
+        left = info.seats[seat].left
+        table = await self.table(info, game)
         lang = await self.langs.of_user(user_id)
         if not over:
-            self._shown[(info.game_id, seat)] = panel_key(game.view(seat), seat, table.seconds_left)
+            shows = ("left",) if left else panel_key(game.view(seat), seat, table.seconds_left)
+            self._shown[(info.game_id, seat)] = shows
         self.outbox.show_later(
             user_id,
             place("panel", info.game_id),
             functools.partial(
-                _panel_content, lang, table, game, seat, over, full, self.app_url(info.game_id)
+                _panel_content,
+                lang,
+                table,
+                game,
+                seat,
+                over,
+                full,
+                self.app_url(info.game_id),
+                left,
             ),
             notify=notify,
             priority=PRIORITY_ACTOR,
@@ -656,10 +677,11 @@ class Presenter:
             priority=PRIORITY_ACTOR,
         )
 
-    async def _table(
+    async def table(
         self, info: GameInfo, game: Game, timeouts: tuple[tuple[int, str], ...] = ()
     ) -> render.Table:
-        """The public table of ``game`` now. Two moves can be shown concurrently: the
+        """The public table of ``game`` now, for the group's message, the panels and the
+        Mini App's pages alike. Two moves can be shown concurrently: the
         buttons carry the version of the state they show (the number of actions
         applied), not of a slower caller's info."""
         public = game.view(None)

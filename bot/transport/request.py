@@ -17,10 +17,11 @@ left (no free connection in time, no connection could be made) the error is also
 the server is never sent twice by this module, except ``getUpdates`` (reading updates twice
 is harmless: the offset decides what comes back).
 
-On PostgreSQL only the lease's holder may send: ``fence``, when set, is called once a
+On PostgreSQL only the lease's holder may send: ``fence``, when set, is awaited once a
 request has its connection and again as its first bytes are written (aiohttp writes
-them in a task of their own, a loop's turn later: a freeze may fall in between), and
-refuses by raising (in the bot it ends the process: see bot/standby.py).
+them in a task of their own, a loop's turn later: a freeze may fall in between); it
+may hold the request back (after a gap in the loop's progress, until the lease is sure
+again) and refuses by raising (in the bot it ends the process: see bot/standby.py).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import json
 import logging
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import IO, Any
 
 import aiohttp
@@ -113,8 +114,8 @@ class AiohttpRequest(BaseRequest):
         self._closed = False
         self._proxies: dict[str, aiohttp.helpers.ProxyInfo] = {}
         self._proxy_of: dict[tuple[str, str], aiohttp.helpers.ProxyInfo | None] = {}
-        #: Called before every request is sent; raises if this process may not send.
-        self.fence: Callable[[], None] | None = None
+        #: Awaited before every request is sent; raises if this process may not send.
+        self.fence: Callable[[], Awaitable[None]] | None = None
 
     @property
     def read_timeout(self) -> float | None:
@@ -276,7 +277,7 @@ class AiohttpRequest(BaseRequest):
 
 
 class _FencedConnector(aiohttp.TCPConnector):
-    """Calls its request object's ``fence`` once a request has its connection: after that
+    """Awaits its request object's ``fence`` once a request has its connection: after that
     aiohttp writes the request without waiting again (a new connection's handshake may
     take a while: a process frozen in it must still not send when it thaws)."""
 
@@ -291,7 +292,7 @@ class _FencedConnector(aiohttp.TCPConnector):
         fence = self._owner.fence
         if fence is not None:
             try:
-                fence()
+                await fence()
             except BaseException:
                 conn.release()
                 raise
@@ -299,7 +300,7 @@ class _FencedConnector(aiohttp.TCPConnector):
 
 
 class _FencedRequest(aiohttp.ClientRequest):
-    """aiohttp's request, with its owner's ``fence`` called as its bytes start out."""
+    """aiohttp's request, with its owner's ``fence`` awaited as its bytes start out."""
 
     owner: AiohttpRequest
 
@@ -307,7 +308,7 @@ class _FencedRequest(aiohttp.ClientRequest):
         fence = self.owner.fence
         if fence is not None:
             try:
-                fence()
+                await fence()
             except BaseException:
                 conn.close()  # nothing of it leaves: the answer's wait ends at once
                 raise

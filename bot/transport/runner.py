@@ -49,7 +49,9 @@ async def serve(
     webhook: WebhookServer | None = None
     try:
         if app.post_init is not None:
-            await app.post_init(app)
+            await app.post_init(app)  # a standby waits here until it holds the lease
+        if stop.is_set():  # stopped while starting (a standby that never took over)
+            return
         await app.start()
         if config.webhook_url:
             assert config.webhook_secret is not None  # from_env requires it

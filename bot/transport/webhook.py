@@ -28,9 +28,12 @@ from .request import dropped, slim_update
 
 
 class Mounted(Protocol):
-    """Routes served beside the webhook (the Mini App)."""
+    """Routes served beside the webhook (the Mini App), whose connections that may go
+    for room (``spare``: its pages without initData) go first."""
 
     def install(self, app: web.Application) -> None: ...
+
+    def spare(self) -> bool: ...
 
 
 __all__ = ["MAX_BODY", "SECRET_HEADER", "WebhookServer"]
@@ -68,7 +71,8 @@ class WebhookServer:
         if self._also is not None:  # the Mini App, on the same server
             self._also.install(server)
         # lingering_time=0: a refused request's unread body is not read to its end
-        self.listener = Listener(server, self._listen, self._port, lingering_time=0)
+        spare = self._also.spare if self._also is not None else None
+        self.listener = Listener(server, self._listen, self._port, spare, lingering_time=0)
         await self.listener.start()
 
     async def stop(self) -> None:

@@ -201,6 +201,33 @@ def _refresh(game_id: int, version: int) -> list[Button]:
     return [button("↻ " + _("Refresh"), callback_data=_data(game_id, version, cb.Refresh()))]
 
 
+def actions(view: View | PileView) -> list[tuple[str, Action]]:
+    """The panel's buttons besides the cards, each with its label: Take (a pile game's
+    with its cost), Pass or Beaten off, Exchange trump, Show a trump, Return the card.
+    The Mini App's page offers the same ones."""
+    out: list[tuple[str, Action]] = []
+    for a in view.legal:
+        if isinstance(a, Take):
+            if not isinstance(view, PileView):
+                out.append(("🫴 " + _("Take"), a))
+            elif view.game == "road":
+                out.append(("🫴 " + _("Take the bottom card"), a))
+            else:
+                out.append(("🫴 " + _("Take ({n})").format(n=view.take_cost or 0), a))
+        elif isinstance(view, PileView):
+            continue
+        elif isinstance(a, Pass):
+            label = _("Pass") if any(c is None for _a, c in view.table) else _("Beaten off")
+            out.append(("✋ " + label, a))
+        elif isinstance(a, ExchangeTrump):
+            out.append(("🔄 " + _("Exchange trump"), a))
+        elif isinstance(a, ShowTrump):
+            out.append(("👁 " + _("Show {card}").format(card=card(a.card)), a))
+        elif isinstance(a, ReturnCard):
+            out.append(("↩️ " + _("Return the card"), a))
+    return out
+
+
 def panel(game_id: int, version: int, view: View | PileView) -> Markup:
     """The hand as buttons (cards that can be played now plain, others in
     brackets) and the actions that are legal now. ``blind``: the face-down slots
@@ -211,26 +238,14 @@ def panel(game_id: int, version: int, view: View | PileView) -> Markup:
         return blind_panel(game_id, version, view)
     can = playable(view)
     rows = _hand_rows(game_id, version, view.hand, can)
-    actions: list[Button] = []
+    buttons: list[Button] = []
     if several_card_openings(view):
-        actions.append(
+        buttons.append(
             button("🃏 " + _("Several cards"), callback_data=_data(game_id, version, cb.Pick()))
         )
-    for a in view.legal:
-        if isinstance(a, Take):
-            actions.append(_button("🫴 " + _("Take"), game_id, version, a))
-        elif isinstance(a, Pass):
-            label = _("Pass") if any(c is None for _a, c in view.table) else _("Beaten off")
-            actions.append(_button("✋ " + label, game_id, version, a))
-        elif isinstance(a, ExchangeTrump):
-            actions.append(_button("🔄 " + _("Exchange trump"), game_id, version, a))
-        elif isinstance(a, ShowTrump):
-            text = _("Show {card}").format(card=card(a.card))
-            actions.append(_button("👁 " + text, game_id, version, a))
-        elif isinstance(a, ReturnCard):
-            actions.append(_button("↩️ " + _("Return the card"), game_id, version, a))
-    if actions:
-        rows.append(actions)
+    buttons += [_button(label, game_id, version, a) for label, a in actions(view)]
+    if buttons:
+        rows.append(buttons)
     rows.append(_refresh(game_id, version))
     return markup(rows)
 
@@ -289,14 +304,7 @@ def pile_panel(game_id: int, version: int, view: PileView) -> Markup:
     """A pile game: the hand (cards that lead or beat now plain), and Take with
     what it costs."""
     rows = _hand_rows(game_id, version, view.hand, playable(view))
-    for a in view.legal:
-        if isinstance(a, Take):
-            cost = view.take_cost or 0
-            if view.game == "road":
-                text = _("Take the bottom card")
-            else:
-                text = _("Take ({n})").format(n=cost)
-            rows.append([_button("🫴 " + text, game_id, version, a)])
+    rows += [[_button(label, game_id, version, a)] for label, a in actions(view)]
     rows.append(_refresh(game_id, version))
     return markup(rows)
 
@@ -308,19 +316,24 @@ def suits(game_id: int, free: tuple[str, ...]) -> Markup:
     return markup([[button(SUIT_NAMES[s], callback_data=cb.suit(game_id, s)) for s in free]])
 
 
+def choice_label(a: Action) -> str | None:
+    """What a choice's button says ("Cover 7♥ with 9♥", "Transfer with 7♠", "Play 7♥ 7♠")."""
+    if isinstance(a, Defend):
+        return _("Cover {attack} with {card}").format(attack=card(a.attack), card=card(a.card))
+    if isinstance(a, Transfer):
+        return _("Transfer with {card}").format(card=card(a.card))
+    if isinstance(a, Attack):
+        return _("Play {cards}").format(cards=" ".join(card(c) for c in a.cards))
+    return None
+
+
 def choice(game_id: int, version: int, options: list[Action]) -> Markup:
     """When a tap could mean several things: one button each, and Back."""
     rows = []
     for a in options:
-        if isinstance(a, Defend):
-            text = _("Cover {attack} with {card}").format(attack=card(a.attack), card=card(a.card))
-        elif isinstance(a, Transfer):
-            text = _("Transfer with {card}").format(card=card(a.card))
-        elif isinstance(a, Attack):
-            text = _("Play {cards}").format(cards=" ".join(card(c) for c in a.cards))
-        else:
-            continue
-        rows.append([_button(text, game_id, version, a)])
+        text = choice_label(a)
+        if text is not None:
+            rows.append([_button(text, game_id, version, a)])
     rows.append([button("↩ " + _("Back"), callback_data=_data(game_id, version, cb.Back()))])
     return markup(rows)
 

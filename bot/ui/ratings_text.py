@@ -187,6 +187,12 @@ def _seat_name(seats: Sequence[Seat], user_id: int, level: str, size: int = 24) 
     return esc(level or str(user_id))
 
 
+def _named(seats: Sequence[Seat], ratings: GameRatings) -> tuple[Seat, ...]:
+    """The seats a game's rating changes may name: its own, then (a knock-out) those
+    of its players knocked out in its earlier deals."""
+    return (*seats, *ratings.earlier)
+
+
 def game_recap(seats: Sequence[Seat], game: Game, ratings: GameRatings | None) -> list[str]:
     """:func:`recap_lines` of a finished game (its play replayed for the summary)."""
     return recap_lines(seats, summarize(game), ratings)
@@ -218,6 +224,7 @@ def recap_lines(
     if play:
         lines.append(" · ".join(play))
     if ratings is not None:
+        named = _named(seats, ratings)
         seen = set()
         parts = []
         for c in ratings.changes:
@@ -225,8 +232,8 @@ def recap_lines(
             if key in seen:
                 continue
             seen.add(key)
-            parts.append(f"{_seat_name(seats, c.user_id, c.level)} {_signed(c.delta)}")
-        feats = [f"{_seat_name(seats, uid, '')}: {feat_name(f)}" for uid, f in ratings.feats]
+            parts.append(f"{_seat_name(named, c.user_id, c.level)} {_signed(c.delta)}")
+        feats = [f"{_seat_name(named, uid, '')}: {feat_name(f)}" for uid, f in ratings.feats]
         lines.append("📈 " + ", ".join(parts) + ("" if not feats else " · " + "; ".join(feats)))
     return lines
 
@@ -235,8 +242,9 @@ def feats_lines(seats: Sequence[Seat], ratings: GameRatings | None) -> list[str]
     """The achievements a game earned, on one line ([] if none)."""
     if ratings is None or not ratings.feats:
         return []
+    named = _named(seats, ratings)
     return [
-        "🏅 " + "; ".join(f"{_seat_name(seats, u, '')}: {feat_name(f)}" for u, f in ratings.feats)
+        "🏅 " + "; ".join(f"{_seat_name(named, u, '')}: {feat_name(f)}" for u, f in ratings.feats)
     ]
 
 
@@ -247,8 +255,9 @@ def history_suffix(seats: Sequence[Seat], ratings: GameRatings | None) -> str:
     """A finished game's rating changes for its /history entry ('' if not rated)."""
     if ratings is None:
         return ""
+    named = _named(seats, ratings)
     parts = [
-        f"{_seat_name(seats, c.user_id, c.level, 12)} {_signed(c.delta)}" for c in ratings.changes
+        f"{_seat_name(named, c.user_id, c.level, 12)} {_signed(c.delta)}" for c in ratings.changes
     ]
     return "\n   📈 " + ", ".join(parts)
 

@@ -54,10 +54,21 @@ class Table:
     timeouts: tuple[tuple[int, str], ...] = ()
     #: the game's rules: the table names the game and its options under its head
     rules: Rules | None = None
+    #: the lines as HTML (the messages) or as plain text (the Mini App's page)
+    html: bool = True
+
+    def name(self, seat: int) -> str:
+        """A seat's player as this table writes him (escaped for HTML, or plain)."""
+        return player(self.seats[seat], self.html)
 
 
 def esc(text: str) -> str:
     return html.escape(text, quote=False)
+
+
+def _text(text: str, html: bool) -> str:
+    """``text`` for HTML (escaped) or as plain text."""
+    return esc(text) if html else text
 
 
 def card(c: Card, lang: str | None = None) -> str:
@@ -83,6 +94,49 @@ _CARD_TEXTS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: A card's spoken name ("ten of hearts", for screen readers): the rank's word and the
+#: suit's, joined by the language's pattern (``CARD_NAME``).
+RANK_WORDS = {
+    "2": N_("two"),
+    "3": N_("three"),
+    "4": N_("four"),
+    "5": N_("five"),
+    "6": N_("six"),
+    "7": N_("seven"),
+    "8": N_("eight"),
+    "9": N_("nine"),
+    "10": N_("ten"),
+    "J": N_("jack"),
+    "Q": N_("queen"),
+    "K": N_("king"),
+    "A": N_("ace"),
+}
+# TRANSLATORS: the suit as it follows a rank in a card's name ("ten of hearts").
+SUIT_WORDS = {
+    "S": N_("of spades"),
+    "H": N_("of hearts"),
+    "D": N_("of diamonds"),
+    "C": N_("of clubs"),
+}
+# TRANSLATORS: a card's name from its rank's word ("ten") and its suit's ("of hearts").
+CARD_NAME = N_("{rank} {suit}")
+
+
+def card_words() -> dict[str, object]:
+    """The words of every card's spoken name in the current language (the page joins
+    them: ``pattern`` with ``{rank}`` and ``{suit}``)."""
+    return {
+        "pattern": _(CARD_NAME),
+        "ranks": {rank: _(word) for rank, word in RANK_WORDS.items()},
+        "suits": {suit: _(word) for suit, word in SUIT_WORDS.items()},
+    }
+
+
+def card_name(c: Card) -> str:
+    """A card's spoken name in the current language ("ten of hearts")."""
+    return _(CARD_NAME).format(rank=_(RANK_WORDS[c.rank.text]), suit=_(SUIT_WORDS[c.suit.letter]))
+
+
 def cards(cs: Sequence[Card]) -> str:
     return " ".join(card(c) for c in cs)
 
@@ -101,8 +155,8 @@ def ai_name(level: str) -> str:
     return _(AI_NAMES[level]) if level in AI_NAMES else "Bot {n} ({level})"
 
 
-def player(seat: Seat) -> str:
-    return ("🤖 " if seat.is_ai else "") + esc(seat.name)
+def player(seat: Seat, html: bool = True) -> str:
+    return ("🤖 " if seat.is_ai else "") + _text(seat.name, html)
 
 
 # ---- rules -------------------------------------------------------------------------
@@ -195,7 +249,7 @@ def _opening(t: Table) -> str:
     assert isinstance(v, View)
     if v.opener is None:
         return ""
-    name = player(t.seats[v.opener])
+    name = t.name(v.opener)
     if v.opener_reason == "lowest_trump" and v.opener_card is not None:
         return _("{name} opened the game with the lowest trump, {card}.").format(
             name=name, card=card(v.opener_card)
@@ -228,7 +282,7 @@ def _seat_line(t: Table, s: int) -> str:
     if info.team is not None:
         team = " [" + ("A" if info.team == 0 else "B") + "]"
     you = " " + _("(you)") if v.seat == s else ""
-    return f"{s + 1}. {player(t.seats[s])}{team}{you}: {state}{mark}{away_mark(t.seats[s])}"
+    return f"{s + 1}. {t.name(s)}{team}{you}: {state}{mark}{away_mark(t.seats[s])}"
 
 
 def away_mark(seat: Seat) -> str:
@@ -255,7 +309,7 @@ def timeout_line(t: Table) -> str:
     }
     parts = [
         _("{name} ran out of time: {what}").format(
-            name=player(t.seats[seat]), what=said.get(do, _("the bot moved"))
+            name=t.name(seat), what=said.get(do, _("the bot moved"))
         )
         for seat, do in t.timeouts
         if 0 <= seat < len(t.seats)
@@ -274,7 +328,7 @@ def last_event(t: Table) -> str | None:
     if e.kind == TOOK and e.seat is not None:
         parts.append(
             n_("{name} took {n} card", "{name} took {n} cards", e.count).format(
-                name=player(t.seats[e.seat]), n=e.count
+                name=t.name(e.seat), n=e.count
             )
         )
     elif e.kind == BEATEN_OFF:
@@ -286,13 +340,9 @@ def last_event(t: Table) -> str | None:
             ).format(n=e.count)
         )
     elif e.kind == TRANSFERRED and e.seat is not None and e.to is not None:
-        parts.append(
-            _("{name} transferred to {to}").format(
-                name=player(t.seats[e.seat]), to=player(t.seats[e.to])
-            )
-        )
+        parts.append(_("{name} transferred to {to}").format(name=t.name(e.seat), to=t.name(e.to)))
     if e.out:
-        names = ", ".join(player(t.seats[s]) for s in e.out)
+        names = ", ".join(t.name(s) for s in e.out)
         parts.append(
             n_(
                 "{names} is out: no cards left", "{names} are out: no cards left", len(e.out)
@@ -324,13 +374,13 @@ def waiting_line(t: Table) -> str:
     if v.outcome is not None or v.attacker is None or v.defender is None:
         return ""
     if not v.table:
-        return _("Waiting for {name} to open.").format(name=player(t.seats[v.attacker]))
+        return _("Waiting for {name} to open.").format(name=t.name(v.attacker))
     parts = []
     if v.defender in v.waiting_for:
-        parts.append(_("{name} to cover or take").format(name=player(t.seats[v.defender])))
+        parts.append(_("{name} to cover or take").format(name=t.name(v.defender)))
     throwers = [s for s in v.waiting_for if s != v.defender]
     if throwers:
-        names = ", ".join(player(t.seats[s]) for s in throwers)
+        names = ", ".join(t.name(s) for s in throwers)
         parts.append(_("{names} to throw in or pass").format(names=names))
     if not parts:
         return ""
@@ -342,6 +392,7 @@ def outcome_line(
     outcome: Outcome | None,
     ending: Ending | None,
     end_reason: str | None = None,
+    html: bool = True,
 ) -> str:
     if end_reason == "repetition" and (ending is None or ending.reason == "played"):
         return _("The same position again: a draw.")
@@ -352,7 +403,9 @@ def outcome_line(
             NO_PROGRESS_TAKES,
         ).format(n=NO_PROGRESS_TAKES)
     if ending is not None and ending.reason == SURRENDER and ending.loser is not None:
-        return _("{name} left the game and is the durak.").format(name=player(seats[ending.loser]))
+        return _("{name} left the game and is the durak.").format(
+            name=player(seats[ending.loser], html)
+        )
     if ending is not None and ending.reason == "cancelled":
         return _("The game was cancelled.")
     losers = ending.losers if ending is not None else (outcome.losers if outcome else ())
@@ -360,9 +413,9 @@ def outcome_line(
     if draw:
         return _("Nobody is left holding cards: a draw!")
     if len(losers) == 1:
-        return _("{name} is the durak!").format(name=player(seats[losers[0]]))
+        return _("{name} is the durak!").format(name=player(seats[losers[0]], html))
     if losers:
-        names = ", ".join(player(seats[s]) for s in losers)
+        names = ", ".join(player(seats[s], html) for s in losers)
         return _("Team {names} lost: they are the durak.").format(names=names)
     return ""
 
@@ -392,11 +445,11 @@ def _trump_line(v: View) -> str:
     return line
 
 
-def match_lines(m: MatchView, over: bool = False) -> list[str]:
+def match_lines(m: MatchView, over: bool = False, html: bool = True) -> list[str]:
     """A sprint match: the score between deals, the result once decided; ``over``:
     the deal shown has ended (its number, not the next one's, beside its score)."""
     if m.deals is not None:
-        score = " : ".join(f"{esc(name)} {wins}" for name, wins in m.wins)
+        score = " : ".join(f"{_text(name, html)} {wins}" for name, wins in m.wins)
         if m.decided:
             line = _("Sprint match after {played} deals: {score}").format(
                 played=m.played, score=score
@@ -414,15 +467,17 @@ def match_lines(m: MatchView, over: bool = False) -> list[str]:
         lines = [
             _("Knock-out, deal {n}; still in: {names}").format(
                 n=m.played + (0 if m.decided or over else 1),
-                names=", ".join(esc(x) for x in m.remaining),
+                names=", ".join(_text(x, html) for x in m.remaining),
             )
         ]
         if m.eliminated:
             lines.append(
-                _("Out of the match: {names}").format(names=", ".join(esc(x) for x in m.eliminated))
+                _("Out of the match: {names}").format(
+                    names=", ".join(_text(x, html) for x in m.eliminated)
+                )
             )
     if m.winner is not None:
-        lines.append("🏆 " + _("{name} wins the match!").format(name=esc(m.winner)))
+        lines.append("🏆 " + _("{name} wins the match!").format(name=_text(m.winner, html)))
     elif m.draw:
         lines.append("🏆 " + _("The match is drawn."))
     return lines
@@ -466,11 +521,9 @@ def _english_line(t: Table) -> str:
     v = t.view
     assert isinstance(v, View)
     if v.single_lead and v.attacker is not None:
-        return _("Nobody had a pair: {name} leads one card.").format(
-            name=player(t.seats[v.attacker])
-        )
+        return _("Nobody had a pair: {name} leads one card.").format(name=t.name(v.attacker))
     if v.no_pair:
-        names = ", ".join(player(t.seats[s]) for s in v.no_pair)
+        names = ", ".join(t.name(s) for s in v.no_pair)
         return _("No pair: {names}; the lead passed on.").format(names=names)
     return ""
 
@@ -517,7 +570,7 @@ def table_text(t: Table) -> str:
     if v.attacker is not None and v.defender is not None:
         lines.append(
             _("{attacker} attacks {defender}.").format(
-                attacker=player(t.seats[v.attacker]), defender=player(t.seats[v.defender])
+                attacker=t.name(v.attacker), defender=t.name(v.defender)
             )
         )
     if v.table:
@@ -528,7 +581,7 @@ def table_text(t: Table) -> str:
         for a, c in v.table:
             lines.append(f"  {card(a)} ← {card(c) if c else '…'}")
         if v.taking:
-            lines.append(_("{name} takes the cards.").format(name=player(t.seats[v.defender or 0])))
+            lines.append(_("{name} takes the cards.").format(name=t.name(v.defender or 0)))
     else:
         limit = v.limit or 0
         lines.append(
@@ -565,10 +618,11 @@ def _pile_seat_line(t: Table, s: int) -> str:
         suit = " " + (SUIT_NAMES[own.letter] if own is not None else "–")
     mark = " ⏳" if s == v.turn and v.outcome is None else ""
     you = " " + _("(you)") if v.seat == s else ""
-    return f"{s + 1}. {player(t.seats[s])}{suit}{you}: {state}{mark}{away_mark(t.seats[s])}"
+    return f"{s + 1}. {t.name(s)}{suit}{you}: {state}{mark}{away_mark(t.seats[s])}"
 
 
-def _pile_trump_lines(v: PileView) -> list[str]:
+def _pile_trump_lines(v: PileView, counts: bool = True) -> list[str]:
+    """The trump, and (``counts``) the stock or the discard: the page draws those."""
     if v.game == "piled":
         trump = SUIT_NAMES[v.trump.letter] if v.trump is not None else "?"
         if v.trump_card is not None and v.trump_card_in_stock:
@@ -581,7 +635,7 @@ def _pile_trump_lines(v: PileView) -> list[str]:
             )
         else:
             line = _("Trump {suit}").format(suit=trump)
-        return [line, _("Stock: {n}").format(n=v.stock)]
+        return [line, _("Stock: {n}").format(n=v.stock)] if counts else [line]
     if v.game == "road":
         trump = SUIT_NAMES[v.trump.letter] if v.trump is not None else "?"
         if v.out_of_play is not None:
@@ -594,7 +648,7 @@ def _pile_trump_lines(v: PileView) -> list[str]:
             )
         else:
             line = _("Trump {suit}").format(suit=trump)
-        lines = [line, _("Discard: {n}").format(n=v.discard)]
+        lines = [line, _("Discard: {n}").format(n=v.discard)] if counts else [line]
         if v.last_cleared:
             lines.append(_("Last cleared: {cards}").format(cards=cards(v.last_cleared)))
         return lines
@@ -625,7 +679,7 @@ def pile_waiting_line(t: Table) -> str:
     assert isinstance(v, PileView)
     if v.outcome is not None or v.turn is None:
         return ""
-    name = player(t.seats[v.turn])
+    name = t.name(v.turn)
     if v.phase == "answer" and v.pile:
         cost = v.take_cost or 0
         if v.game == "road":
@@ -722,10 +776,7 @@ def hand_lines(t: Table) -> list[str]:
     if not isinstance(v, View) or v.slots is None:
         return ["<b>" + _("Your cards") + ":</b> " + (cards(v.hand) or "—")]
     lines = [
-        "<b>"
-        + _("{name}'s cards").format(name=player(t.seats[seat]))
-        + ":</b> "
-        + (cards(shown) or "—")
+        "<b>" + _("{name}'s cards").format(name=t.name(seat)) + ":</b> " + (cards(shown) or "—")
         for seat, shown in v.shown_hands
     ]
     hidden = " ".join("🂠" if c is None else card(c) for c in v.slots)
@@ -791,6 +842,48 @@ def your_turn_line(v: View) -> str:
     if v.seat == v.defender:
         return _("Cover the cards (tap a card), or take.")
     return _("You may throw in a card of a rank on the table, or pass.")
+
+
+# ---- the Mini App's page: the panel's lines as plain text ------------------------------
+
+
+def page_notes(t: Table) -> list[str]:
+    """The lines the panel shows beside the cards (the trump, a sprint's score, the
+    opening, English's lead, the last event, timeouts) as plain text: the page sets
+    them as text. Not the stock's or the discard's count: the page draws those."""
+    t = replace(t, html=False)
+    v = t.view
+    lines: list[str] = []
+    if isinstance(v, View):
+        if v.match is not None:
+            lines += match_lines(v.match, over=v.outcome is not None, html=False)
+        lines.append(_trump_line(v))
+        if v.first_bout:
+            lines.append(_opening(t))
+        lines.append(_english_line(t))
+    else:
+        lines += _pile_trump_lines(v, counts=False)
+    lines.append(last_event(t) or "")
+    lines.append(timeout_line(t))
+    return [x for x in lines if x]
+
+
+def page_status(t: Table) -> str:
+    """One line as plain text: the end, what the reader may do now, or whom the game
+    waits for."""
+    t = replace(t, html=False)
+    v = t.view
+    if v.outcome is not None or t.ending is not None:
+        end_reason = v.end_reason
+        return "🏁 " + outcome_line(t.seats, v.outcome, t.ending, end_reason, html=False)
+    if isinstance(v, PileView):
+        mine = pile_turn_line(v)
+        return "👉 " + mine if mine else "⏳ " + pile_waiting_line(t)
+    mine = your_turn_line(v)
+    if mine:
+        return "👉 " + mine
+    wait = waiting_line(t)
+    return "⏳ " + wait if wait else ""
 
 
 #: Telegram's longest message, in characters (UTF-16 code units) after the HTML is parsed.
@@ -886,6 +979,7 @@ REFUSALS = {
     "suit_taken": N_("That suit is taken."),
     "stale_version": N_("The table changed; look again."),
     "not_in_game": N_("You are not playing in this game."),
+    "left_game": N_("You left this game: the AI plays your seat."),
     "unknown_game": N_("This game no longer exists."),
     "not_running": N_("This game has not started."),
     "lobby_exists": N_("This chat already has an open lobby."),

@@ -8,19 +8,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from durak.service import (
-    FINISHED,
-    RUNNING,
-    GameInfo,
-    GameService,
-    IllegalMove,
-    ServiceError,
-    StaleVersion,
-)
+from durak.actions import action_from_step
+from durak.service import RUNNING, GameInfo, GameService, ServiceError
 
+from ..flows.moves import Move, Moves, Refused, Seated
+from ..ui.callbacks import Slot
 from . import protocol
 from .auth import WebAppUser
 from .registry import Conn, Registry
@@ -51,6 +45,7 @@ class Bridge:
         self.presenter = presenter
         self.registry = registry
         self.member = member
+        self.moves = Moves(service, presenter)
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def language(self, user: WebAppUser) -> str:
@@ -80,8 +75,11 @@ class Bridge:
             return "no_game"
         seat = info.seat_of(user.user_id)
         if seat is not None:
-            return Target(info, seat)
-        if await self.member(info.chat_id, user.user_id):
+            # left or kicked: the AI plays his seat, he watches (his result still counts)
+            return Target(info, None if info.seats[seat].left else seat)
+        if info.status != RUNNING:  # Telegram is asked about a running game only
+            return "no_game"
+        if await self.member(info.chat_id, user.user_id):  # (cached: bot.transport.members)
             return Target(info, None)
         return "not_member"
 
@@ -90,7 +88,7 @@ class Bridge:
         game = info.game
         if game is None:
             return None
-        table = await self.presenter._table(info, game)
+        table = await self.presenter.table(info, game)
         view = game.view(conn.seat)
         return protocol.state(protocol.for_seat(table, view), conn.lang)
 
@@ -100,56 +98,46 @@ class Bridge:
             conn.shown = message["state"]["version"]
             conn.send(protocol.dumps(message))
 
-    async def play(self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn) -> None:
-        """A move from the page: the same service call as a panel press, with the
-        version the page showed as the fence. A refusal is sent in his language; a move
-        on an old state is not applied, the page gets the state now."""
-        if conn.seat is None:
-            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
-            return
-        info = await self.service.game(conn.game_id)
-        seat = info.seat_of(conn.user_id)
-        if seat != conn.seat:
-            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
-            return
-        if info.status != RUNNING or info.game is None:
-            conn.send(protocol.dumps(protocol.error("game_over", conn.lang)))
-            return
-        if info.seats[seat].left:
-            conn.send(protocol.dumps(protocol.error("not_in_game", conn.lang)))
-            return
-        if info.seats[seat].away or info.seats[seat].timeouts:
-            was_away = info.seats[seat].away
-            await self.service.mark_present(info.game_id, conn.user_id)
-            info = await self.service.game(info.game_id)
-            if was_away:
-                await self.presenter.changed(info)
-        try:
-            if isinstance(message, protocol.SlotIn):
-                result = await self.service.play_slot(
-                    info.game_id, conn.user_id, message.slot, message.version
-                )
-            else:
-                result = await self.service.apply(
-                    info.game_id, conn.user_id, message.step, message.version
-                )
-        except StaleVersion:
-            conn.send(protocol.dumps(protocol.error("stale_version", conn.lang)))
+    async def play(
+        self, conn: Conn, message: protocol.MoveIn | protocol.SlotIn | protocol.Sync
+    ) -> None:
+        """A message from the page after its initData: a move, which takes the one step a
+        panel's press takes too (the same checks, service call, version fence and
+        refusal codes; bot/flows/moves.py), or ``sync``, a request for the whole state
+        (the page came back from the background). A refusal is sent in his language; on
+        a table the game has left behind, the state now too."""
+        if isinstance(message, protocol.Sync):
             await self.send_state(conn)
             return
-        except IllegalMove as e:
-            conn.send(protocol.dumps(protocol.error(e.code, conn.lang)))
+        if conn.seat is None:
+            self._refuse(conn, "not_in_game")
             return
-        except ServiceError as e:
-            conn.send(protocol.dumps(protocol.error(e.code, conn.lang)))
+        move: Move
+        if isinstance(message, protocol.SlotIn):
+            move = Slot(message.slot)
+        else:
+            try:
+                move = action_from_step(message.step)
+            except ValueError:
+                self._refuse(conn, "bad_action")
+                return
+        seated = await self.moves.seated(conn.game_id, conn.user_id)
+        if isinstance(seated, Seated) and seated.seat != conn.seat:
+            seated = Refused("not_in_game")
+        if isinstance(seated, Refused):
+            self._refuse(conn, seated.code)
             return
-        after = replace(
-            info,
-            version=result.version,
-            status=FINISHED if result.finished else RUNNING,
-            ending=result.ending,
-        )
-        await self.presenter.changed(after, result.finished)
+        played = await self.moves.play(seated, move, message.version)
+        if isinstance(played, Refused):
+            self._refuse(conn, played.code)
+            if played.behind:
+                await self.send_state(conn)
+            return
+        await self.moves.shown(played)
+
+    @staticmethod
+    def _refuse(conn: Conn, code: str) -> None:
+        conn.send(protocol.dumps(protocol.error(code, conn.lang)))
 
     def closed(self, user_id: int, game_id: int) -> None:
         """His last page of this game closed: his private panel is brought up to date,

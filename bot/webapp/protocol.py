@@ -7,6 +7,8 @@ In (the page to the bot), each a JSON object:
 - ``{"move": <record step>, "version": 5}``: a move as ``RECORDS.md`` writes it
   (``{"do": "defend", "attack": "7H", "card": "9H"}``) for the state the page showed.
 - ``{"slot": 3, "version": 5}``: ``blind``: play face-down slot 3.
+- ``{"sync": 5}``: the page (back from the background, or having seen a gap in the
+  versions) asks for the whole state; 5 is the version it shows.
 
 Out: ``{"state": {...}}`` (what the connection's seat may see: :func:`state`),
 ``{"error": "<code>", "text": "<in his language>"}``, ``{"texts": {...}}`` once after
@@ -15,19 +17,18 @@ the check (the page's labels in his language). Nothing else is ever sent.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
-from durak.actions import Action, Beat, Lead, ReturnCard
+from durak import Attack, Defend, Transfer, View
+from durak.actions import Action
 from durak.cards import Card
 from durak.view import PileView
 
-from ..ui import render
-from ..ui.i18n import N_, _, language
+from ..ui import keyboards, render
+from ..ui.i18n import N_, _, language, n_
 
 __all__ = [
     "MAX_MESSAGE",
@@ -35,6 +36,7 @@ __all__ = [
     "Init",
     "MoveIn",
     "SlotIn",
+    "Sync",
     "dumps",
     "error",
     "parse",
@@ -72,7 +74,12 @@ class SlotIn:
     version: int
 
 
-Incoming = Init | MoveIn | SlotIn
+@dataclass(frozen=True, slots=True)
+class Sync:
+    version: int
+
+
+Incoming = Init | MoveIn | SlotIn | Sync
 
 _STEP_KEYS = frozenset({"do", "cards", "card", "attack"})
 _CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[SHDC]$")
@@ -93,7 +100,7 @@ def parse(text: str | bytes) -> Incoming:
         raise BadMessage("too_large")
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # (1,900 nested brackets: RecursionError, issue 36)
         raise BadMessage() from None
     if not isinstance(data, dict):
         raise BadMessage()
@@ -126,6 +133,11 @@ def parse(text: str | bytes) -> Incoming:
         if type(slot) is not int or not 0 <= slot < 64:
             raise BadMessage()
         return SlotIn(slot, _version(data))
+    if "sync" in data and keys == {"sync"}:
+        shown = data["sync"]
+        if type(shown) is not int or not -1 <= shown < 1_000_000:
+            raise BadMessage()
+        return Sync(shown)
     raise BadMessage()
 
 
@@ -154,25 +166,15 @@ ERRORS = {
     "no_game": N_("No game of yours to show: open the table from the game's own buttons."),
     "not_member": N_("This game belongs to another group."),
     "idle": N_("The table closed after a long quiet: open it again."),
+    "too_many_attempts": N_("Too many sign-ins at once: the table tries again in a moment."),
 }
-
-_TAG = re.compile(r"<[^>]+>")
-
-
-def plain(text: str) -> str:
-    """The rendered (HTML) line as the page shows it: text only."""
-    return html.unescape(_TAG.sub("", text))
 
 
 def texts(lang: str) -> dict[str, Any]:
     """The page's fixed labels in ``lang`` (from the bot's catalogs)."""
     with language(lang):
         return {
-            "take": _("Take"),
-            "pass": _("Pass"),
-            "beaten": _("Beaten off"),
-            "exchange": _("Exchange trump"),
-            "return": _("Return the card"),
+            "lang": lang,
             "several": _("Several cards"),
             "back": _("Back"),
             "stock": _("Stock"),
@@ -183,16 +185,24 @@ def texts(lang: str) -> dict[str, Any]:
             "away": _("away"),
             "yourCards": _("Your cards"),
             "faceDown": _("Your cards (face down)"),
+            "faceDownCard": _("face-down card {n}"),
             "pile": _("Pile"),
+            "table": _("Table"),
+            "players": _("Players"),
             "lastDiscard": _("Last discarded"),
             "connecting": _("Connecting…"),
             "reconnecting": _("Connection lost: reconnecting…"),
             "spectator": _("You are watching: the cards in hands are hidden."),
             "over": _("The game is over: Play again is in the group chat."),
-            "transferWith": "➡️ " + _("Transfer with {card}"),
+            "whatShould": _("What should {card} do?"),
+            "choose": _("Choose the cards to open with, then play them."),
+            "settings": _("Settings"),
+            "fourColours": _("Four-colour deck"),
+            "close": _("Close"),
             "cannotPlay": render.refusal("cannot_play"),
             "notYourTurn": render.refusal("not_your_turn"),
             "ranks": render.RANK_LETTERS.get(lang, {}),
+            "cards": render.card_words(),
         }
 
 
@@ -203,38 +213,49 @@ def _c(card: Card | None) -> str | None:
     return None if card is None else str(card)
 
 
-def _legal(view: View | PileView) -> list[dict[str, Any]]:
-    """Every legal action as its record step, with the label of a button where the
-    panel has one (Take, Pass, ...): the page offers exactly these."""
-    out: list[dict[str, Any]] = []
-    for a in view.legal:
-        entry: dict[str, Any] = {"step": a.step()}
-        label = _label(view, a)
-        if label is not None:
-            entry["label"] = label
-        out.append(entry)
+def _option(a: Action) -> dict[str, Any]:
+    """One thing a card may do, as the panel's choice offers it: the record step to send,
+    the choice's label, and what the page shows it by (the attack card it covers, a
+    transfer, the cards of an opening)."""
+    out: dict[str, Any] = {"step": a.step()}
+    label = keyboards.choice_label(a)
+    if label is not None:
+        out["label"] = label
+    if isinstance(a, Defend):
+        out["covers"] = str(a.attack)
+    elif isinstance(a, Transfer):
+        out["transfer"] = True
+    elif isinstance(a, Attack):
+        out["cards"] = [str(c) for c in a.cards]
     return out
 
 
-def _label(view: View | PileView, a: Action) -> str | None:
-    if isinstance(a, Take):
-        if isinstance(view, PileView):
-            if view.game == "road":
-                return "🫴 " + _("Take the bottom card")
-            return "🫴 " + _("Take ({n})").format(n=view.take_cost or 0)
-        return "🫴 " + _("Take")
-    if isinstance(a, Pass):
-        covered = isinstance(view, View) and any(c is None for _a, c in view.table)
-        return "✋ " + (_("Pass") if covered else _("Beaten off"))
-    if isinstance(a, ExchangeTrump):
-        return "🔄 " + _("Exchange trump")
-    if isinstance(a, ShowTrump):
-        return "👁 " + _("Show {card}").format(card=render.card(a.card))
-    if isinstance(a, ReturnCard):
-        return "↩️ " + _("Return the card")
-    if isinstance(a, Attack | Defend | Transfer | Lead | Beat):
-        return None
-    return None
+def offer(view: View | PileView) -> dict[str, Any]:
+    """What the reader may do now, exactly as his panel offers it (``bot/ui/keyboards.py``):
+    each hand card's options (``ask``: a tap asks which, as the panel's choice does: more
+    than one, or a pair to confirm), the buttons, and the several-card openings where the
+    panel offers its picker. The page decides nothing of the rules: it shows these."""
+    cards: dict[str, Any] = {}
+    for c in view.hand:
+        options = keyboards.card_actions(view, c)
+        if options:
+            several = isinstance(options[0], Attack) and len(options[0].cards) > 1
+            cards[str(c)] = {
+                "options": [_option(a) for a in options],
+                "ask": len(options) > 1 or several,
+            }
+    buttons = [{"step": a.step(), "label": label} for label, a in keyboards.actions(view)]
+    openings = []
+    if isinstance(view, View) and keyboards.several_card_openings(view):
+        openings = [_option(a) for a in view.legal if isinstance(a, Attack) and len(a.cards) > 1]
+    return {"cards": cards, "actions": buttons, "openings": openings}
+
+
+def _seat_label(name: str, cards: int, out: bool) -> str:
+    """A seat as a screen reader says it: his name and his cards."""
+    if out:
+        return f"{name}: " + _("out, safe")
+    return n_("{name}: {n} card", "{name}: {n} cards", cards).format(name=name, n=cards)
 
 
 def _seats(t: render.Table) -> list[dict[str, Any]]:
@@ -250,6 +271,7 @@ def _seats(t: render.Table) -> list[dict[str, Any]]:
             "ai": bool(seat and seat.is_ai),
             "away": bool(seat and (seat.away or seat.left)),
             "waiting": i in v.waiting_for,
+            "label": _seat_label(s.name, s.cards, s.out),
         }
         if isinstance(v, View):
             entry["attacker"] = i == v.attacker
@@ -261,40 +283,6 @@ def _seats(t: render.Table) -> list[dict[str, Any]]:
                 entry["suit"] = own.letter if own is not None else None
         out.append(entry)
     return out
-
-
-def _notes(t: render.Table) -> list[str]:
-    """The lines the panel shows beside the cards (the trump, a sprint's score,
-    English's lead, the last event and timeouts), as plain text."""
-    v = t.view
-    lines: list[str] = []
-    if isinstance(v, View):
-        if v.match is not None:
-            lines += render.match_lines(v.match, over=v.outcome is not None)
-        lines.append(render._trump_line(v))
-        if v.first_bout:
-            lines.append(render._opening(t))
-        lines.append(render._english_line(t))
-    else:
-        lines += render._pile_trump_lines(v)
-    lines.append(render.last_event(t) or "")
-    lines.append(render.timeout_line(t))
-    return [plain(x) for x in lines if x]
-
-
-def _status(t: render.Table) -> str:
-    v = t.view
-    if v.outcome is not None or t.ending is not None:
-        end = render.outcome_line(t.seats, v.outcome, t.ending, getattr(v, "end_reason", None))
-        return plain("🏁 " + end)
-    if isinstance(v, PileView):
-        mine = render.pile_turn_line(v)
-        return plain("👉 " + mine if mine else "⏳ " + render.pile_waiting_line(t))
-    mine = render.your_turn_line(v)
-    if mine:
-        return plain("👉 " + mine)
-    wait = render.waiting_line(t)
-    return plain("⏳ " + wait) if wait else ""
 
 
 def state(t: render.Table, lang: str) -> dict[str, Any]:
@@ -309,11 +297,11 @@ def state(t: render.Table, lang: str) -> dict[str, Any]:
             "you": v.seat,
             "seats": _seats(t),
             "hand": [str(c) for c in v.hand],
-            "legal": _legal(v),
+            "offer": offer(v),
             "clock": t.seconds_left,
             "over": v.outcome is not None or t.ending is not None,
-            "status": _status(t),
-            "notes": _notes(t),
+            "status": render.page_status(t),
+            "notes": render.page_notes(t),
         }
         if isinstance(v, PileView):
             body |= {

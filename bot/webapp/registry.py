@@ -69,7 +69,10 @@ class Conn:
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:  # a page that does not read: close it, it reconnects
-            log.info("webapp: user %d reads too slowly; closing", self.user_id)
+            if self.closing is not None:  # (closing already: said and done once)
+                return
+            # a page's doing: not a line at INFO for each (issue 36 item 3)
+            log.debug("webapp: user %d reads too slowly; closing", self.user_id)
             if self.writer is not None:
                 self.writer.cancel()
             self.closing = asyncio.create_task(self.ws.close(code=1008, message=b"slow"))
@@ -140,6 +143,9 @@ class Registry:
         made: dict[tuple[int | None, str], str] = {}
         version = max(table.version, game.view(None).moves)
         for conn in self.of_game(info.game_id):
+            if conn.seat is not None and info.seats[conn.seat].left:
+                conn.seat = None  # he left or was kicked: the AI's hand is not his to see
+                conn.shown = -1
             if conn.shown == version and info.status == RUNNING:
                 continue
             key = (conn.seat, conn.lang)

@@ -5,7 +5,9 @@ Served by the bot's own aiohttp server: the webhook's in webhook mode (:meth:`We
 a listener of its own in polling mode (:meth:`WebApp.start`), plain HTTP behind the TLS
 proxy. Each connection proves who it is with initData (:mod:`.auth`) in its first message
 and gets only its own seat's view; it is closed when it sends too much, too fast, or
-nothing for :data:`IDLE` seconds.
+nothing for :attr:`Limits.idle` seconds. Which pages may be held open at all, and how often
+one user may sign in, is :mod:`.gate`'s (issue 36): nothing a page sends produces more
+than one log line per address a minute, and none with a traceback.
 """
 
 from __future__ import annotations
@@ -16,16 +18,19 @@ import hashlib
 import logging
 import mimetypes
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
 
-from ..transport.listener import Listener
+from ..transport import listener
 from ..ui.i18n import pick
 from . import protocol
-from .auth import AuthError, validate_init_data
+from .auth import AuthError, WebAppUser, validate_init_data
 from .bridge import Bridge, Target
+from .gate import Buckets, Gate, Held, Throttle, source_of
 from .registry import Bucket, Conn, Registry
 
 __all__ = ["LIMITS", "Limits", "Static", "WebApp"]
@@ -45,11 +50,24 @@ class Limits:
     burst: float = 20.0  # messages at once ...
     rate: float = 5.0  # ... then a second; more closes the connection
     idle: float = 15 * 60.0  # seconds without a message from the page: closed
-    auth: float = 10.0  # seconds to send initData after connecting
-    total: int = 10_000  # open pages of everyone
+    auth: float = 3.0  # seconds to send initData after connecting
+    per_source: int = 8  # connections without initData yet from one address
+    tries: float = 10.0  # initData checks of one user at once ...
+    tries_rate: float = 1 / 6  # ... then one every 6 s
+    total: int = 10_000  # open pages of everyone (and never more than listener.held_cap)
+    close: float = 2.0  # seconds a page has to answer our closing of its connection
 
 
 LIMITS = Limits()
+
+#: A refused upgrade's status: too many connections without initData from its address,
+#: or every page held has signed in (the page connects again by itself a little later).
+REFUSED = {"source": 429, "full": 503}
+GONE = (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED)
+WHY = {
+    "source": "too many connections without initData from there",
+    "full": "the pages' cap is reached",
+}
 
 CSP = "; ".join(
     [
@@ -129,19 +147,29 @@ class WebApp:
         registry: Registry,
         max_age: float = 86400.0,
         limits: Limits = LIMITS,
+        *,
+        forwarded: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``forwarded``: the header the proxy in front sets to the client's address
+        (``DURAK_WEBAPP_FORWARDED_HEADER``; unset, the peer's address counts); ``clock``:
+        the minute of the log lines and of the sign-in limit (tests give their own)."""
         self.path = "/" + path.strip("/") if path.strip("/") else ""
         self.token = token
         self.bridge = bridge
         self.registry = registry
         self.max_age = max_age
         self.limits = limits
+        self.forwarded = forwarded
         self.static = Static(self.path)
-        self._listener: Listener | None = None
-        self._handlers: set[asyncio.Task[object]] = set()
+        self.gate = Gate(limits.total, limits.per_source)
+        self.tries = Buckets(limits.tries, limits.tries_rate, clock)
+        self.quiet = Throttle(60.0, clock)
+        self._listener: listener.Listener | None = None
 
     def install(self, app: web.Application) -> None:
         """Add the page's routes to an aiohttp application (the webhook's, or our own)."""
+        self.gate.cap = min(self.limits.total, listener.held_cap())
         app.router.add_get(self.path or "/", self._index)
         if self.path:
             app.router.add_get(self.path + "/", self._index)
@@ -153,9 +181,15 @@ class WebApp:
         server = web.Application(client_max_size=64 * 1024)
         self.install(server)
         # the webhook's limits on slow and surplus connections (issue 26 item 6)
-        self._listener = Listener(server, listen, port, shutdown_timeout=1.0, lingering_time=0)
+        self._listener = listener.Listener(
+            server, listen, port, self.spare, shutdown_timeout=1.0, lingering_time=0
+        )
         await self._listener.start()
         log.info("mini app on %s:%d", listen, port)
+
+    def spare(self) -> bool:
+        """The listener needs room: the oldest page without initData is closed."""
+        return self.gate.spare()
 
     async def stop(self) -> None:
         """Close every page (they reconnect: to this process after a restart, or to the
@@ -193,21 +227,34 @@ class WebApp:
     # ---- the WebSocket -------------------------------------------------------------
 
     async def _socket(self, request: web.Request) -> web.StreamResponse:
+        source = source_of(request, self.forwarded)
+        held = self.gate.enter(source, request.protocol.force_close)
+        if isinstance(held, str):  # refused before the upgrade: it costs nothing held
+            self._refused(source if held == "source" else "", WHY[held])
+            headers = {"Retry-After": "5", "Connection": "close"}
+            return web.Response(status=REFUSED[held], headers=headers)
         ws = web.WebSocketResponse(
-            heartbeat=30.0, max_msg_size=self.limits.message * 4, autoping=True
+            heartbeat=30.0,
+            max_msg_size=self.limits.message * 4,
+            autoping=True,
+            timeout=self.limits.close,
         )
-        await ws.prepare(request)
         conn: Conn | None = None
         try:
-            conn = await self._hello(ws)
+            try:
+                await ws.prepare(request)
+            except ConnectionError:  # gone before its upgrade (closed for room, or its own)
+                return ws
+            conn = await self._hello(ws, held)
             if conn is not None:
                 await self._serve(conn)
         finally:
+            self.gate.leave(held)
             if conn is not None:
                 if self.registry.remove(conn):  # his last page of the game
                     self.bridge.closed(conn.user_id, conn.game_id)
                 await conn.stop()
-            if not ws.closed:
+            if ws.prepared and not ws.closed:
                 await ws.close()
         return ws
 
@@ -216,36 +263,30 @@ class WebApp:
             await ws.send_str(protocol.dumps(protocol.error(code, lang)))
             await ws.close(code=4000 + (401 if code == "unauthorized" else 400))
 
-    async def _hello(self, ws: web.WebSocketResponse) -> Conn | None:
+    def _refused(self, source: str, why: str) -> None:
+        """One INFO line per address a minute (``""``: per minute, whatever the address),
+        never the initData itself."""
+        if self.quiet.allow(source):
+            log.info(
+                "webapp: refused a connection from %s: %s (more within a minute are not logged)",
+                source or "anywhere",
+                why,
+            )
+
+    async def _hello(self, ws: web.WebSocketResponse, held: Held) -> Conn | None:
         """The first message: initData, checked; the game the page may show."""
-        try:
-            msg = await ws.receive(timeout=self.limits.auth)
-        except TimeoutError:
-            await self._refuse(ws, "unauthorized")
+        signed = await self._signed_in(ws, held)
+        if signed is None:
             return None
-        if msg.type != WSMsgType.TEXT:
-            await self._refuse(ws, "unauthorized")
-            return None
-        try:
-            first = protocol.parse(msg.data)
-        except protocol.BadMessage:
-            first = None
-        if not isinstance(first, protocol.Init):
-            await self._refuse(ws, "unauthorized")
-            return None
-        try:
-            user = validate_init_data(first.init_data, self.token, self.max_age)
-        except AuthError as e:
-            log.info("webapp: refused a connection: %s", e)  # never the initData itself
-            await self._refuse(ws, "unauthorized")
+        user, game = signed
+        if not self.tries.take(user.user_id):  # before any question to the database or Telegram
+            self._refused(held.source, "too many sign-ins of one user")
+            await self._refuse(ws, "too_many_attempts", pick(user.language))
             return None
         lang = await self.bridge.language(user)
         if lang == "en" and user.language:
             lang = pick(user.language)
-        if self.registry.count() >= self.limits.total:
-            await self._refuse(ws, "too_many_connections", lang)
-            return None
-        found = await self.bridge.find(user, first.game)
+        found = await self.bridge.find(user, game)
         if not isinstance(found, Target):
             await self._refuse(ws, found, lang)
             return None
@@ -265,6 +306,33 @@ class WebApp:
         await self.bridge.send_state(conn, found.info)
         log.debug("webapp: user %d opened game %d", user.user_id, conn.game_id)
         return conn
+
+    async def _signed_in(
+        self, ws: web.WebSocketResponse, held: Held
+    ) -> tuple[WebAppUser, int | None] | None:
+        """The user the first message's initData proves, within :attr:`Limits.auth`
+        seconds, and the game it names; else the connection is refused (one log line per
+        address a minute)."""
+        try:
+            msg = await ws.receive(timeout=self.limits.auth)
+        except TimeoutError:
+            msg = None
+        first = None
+        if msg is not None and msg.type == WSMsgType.TEXT:
+            with contextlib.suppress(protocol.BadMessage):
+                first = protocol.parse(msg.data)
+        if not isinstance(first, protocol.Init):
+            if msg is None or msg.type not in GONE:  # (dropped for room: not logged)
+                self._refused(held.source, "no initData" if msg is None else "not initData")
+            await self._refuse(ws, "unauthorized")
+            return None
+        self.gate.signed(held)
+        try:
+            return validate_init_data(first.init_data, self.token, self.max_age), first.game
+        except AuthError as e:
+            self._refused(held.source, str(e))  # never the initData itself
+            await self._refuse(ws, "unauthorized")
+            return None
 
     async def _serve(self, conn: Conn) -> None:
         ws = conn.ws

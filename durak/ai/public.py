@@ -115,7 +115,7 @@ def public_history(game: Game) -> PublicHistory:
     replay = game_from_record(
         {
             "format": "durak-record/1",
-            "rules": game.rules.changed(),
+            "rules": game.rules.to_record(),
             "players": list(game.players),
             "start": game.start,
         }

@@ -258,7 +258,7 @@ def restore(data: Any) -> Game:
     if not isinstance(data, dict) or not isinstance(data.get("rules"), dict):
         raise MalformedRecord("not a game snapshot")
     try:
-        rules = Rules.from_dict(data["rules"])
+        rules = Rules.from_record(data["rules"])
     except ValueError as e:
         raise MalformedRecord(f"damaged snapshot: {e}") from None
     return family(rules).restore(data)

@@ -18,7 +18,7 @@ from ..records import replay
 from ..rules import Rules
 from ..snapshot import to_snapshot
 from .errors import BadAction, DatabaseError, InvalidSetting, ServiceError
-from .types import DEFAULT_TURN_TIMEOUT, HUMAN, PLAYED, ChatSettings, Ending, Seat
+from .types import DEFAULT_TURN_TIMEOUT, HUMAN, LOBBY, PLAYED, ChatSettings, Ending, Seat
 
 if TYPE_CHECKING:
     from ..store.base import GameRow, LoggedAction
@@ -36,14 +36,57 @@ def json_text(value: Any) -> str:
 
 
 def rules_of(text: str) -> Rules:
+    """A stored game's rules, as it was played (an option it does not name reads as
+    :meth:`Rules.from_record` says)."""
     try:
-        return Rules.from_dict(json.loads(text))
+        return Rules.from_record(json.loads(text))
     except (ValueError, TypeError) as e:
         raise DatabaseError(f"stored rules are unreadable: {e}") from None
 
 
 def rules_json(rules: Rules) -> str:
     return json_text(rules.to_dict())
+
+
+#: The option a game stored before it existed does not name (RECORDS.md).
+NO_PROGRESS_DRAW = "no_progress_draw"
+
+
+def rules_as_played(status: str, rules: str, snapshot: str | None) -> tuple[str, str | None] | None:
+    """A stored game's ``rules`` and ``snapshot`` naming ``no_progress_draw`` as the
+    game was played, or ``None`` if both already do (or cannot be read: the game's
+    own reading reports that).
+
+    Every game row has named every option since the option came; a row without it
+    was written by the code before, or copied from such a row (Play again, a sprint's
+    next deal) by the code that came with the option, which played it with the
+    option on. The snapshot tells them apart: the code that played the game wrote it,
+    naming every option it played with. A game whose snapshot does not name the
+    option either was played without it; an open lobby, not played yet, takes a new
+    game's default, as that code would have read it."""
+    try:
+        data = json.loads(rules)
+        snap = json.loads(snapshot) if snapshot else None
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    played = snap.get("rules") if isinstance(snap, dict) else None
+    if not isinstance(played, dict):
+        played = None  # a lobby's suit choice, or no snapshot yet
+    if NO_PROGRESS_DRAW in data and (played is None or NO_PROGRESS_DRAW in played):
+        return None
+    if NO_PROGRESS_DRAW in data:
+        value = data[NO_PROGRESS_DRAW]
+    elif played is not None and NO_PROGRESS_DRAW in played:
+        value = played[NO_PROGRESS_DRAW]
+    else:
+        value = Rules().no_progress_draw if status == LOBBY else False
+    new_rules = rules if NO_PROGRESS_DRAW in data else json_text({**data, NO_PROGRESS_DRAW: value})
+    new_snapshot = snapshot
+    if isinstance(snap, dict) and played is not None and NO_PROGRESS_DRAW not in played:
+        new_snapshot = json_text({**snap, "rules": {**played, NO_PROGRESS_DRAW: value}})
+    return new_rules, new_snapshot
 
 
 def snapshot_dict(game: Game) -> dict[str, Any]:
@@ -112,7 +155,7 @@ def comparable(snapshot: Any) -> Any:
     an option existed lists fewer options and means the same game."""
     if isinstance(snapshot, dict) and isinstance(snapshot.get("rules"), dict):
         try:
-            return {**snapshot, "rules": Rules.from_dict(snapshot["rules"]).to_dict()}
+            return {**snapshot, "rules": Rules.from_record(snapshot["rules"]).to_dict()}
         except ValueError:
             return snapshot
     return snapshot

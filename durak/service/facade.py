@@ -33,7 +33,7 @@ Decisions worth knowing (the details are in each concern's module):
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -105,13 +105,22 @@ class GameService:
         self._core.live.clear()
         self._core.ended.clear()
 
-    def fence_writes(self, fence: Callable[[], None]) -> None:
-        """Ask ``fence`` before every write (the bot's lease: no write once it may be gone)."""
+    def fence_writes(self, fence: Callable[[], Awaitable[None]]) -> None:
+        """Await ``fence`` before every write (the bot's lease: no write once it may be
+        gone, none before it is sure again after a pause)."""
         self._core.store.fence = fence
 
     async def copy_to(self, target: str) -> None:
         """A copy of the database in the new file ``target`` (SQLite; see Store.copy_to)."""
         await self._core.store.copy_to(target)
+
+    def after_checkpoints(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after each checkpoint into the database file (SQLite)."""
+        self._core.store.checkpointed = callback
+
+    async def hold_checkpoints(self) -> None:
+        """Nothing more written into the database's own file (see Store.hold_checkpoints)."""
+        await self._core.store.hold_checkpoints()
 
     async def __aenter__(self) -> GameService:
         return self

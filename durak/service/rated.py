@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..games import Game
 from .codec import Damaged, continues, rebuild
-from .ratings import AI, Entrant, RatedGame, places
+from .ratings import AI, CHAIN, FIRST_WIN, Entrant, RatedGame, places
 from .summary import summarize
 from .types import CANCELLED, FINISHED, SURRENDER, Ending, Seat
 
@@ -49,7 +49,7 @@ def rated_game(
             (replace(s, left=s.left or s.seat in gone), int(s.seat in gone), s.seat in gone)
             for s in seats
         ]
-        return _rated(game_id, chat_id, at, placed, None, ())
+        return _rated(game_id, chat_id, at, placed, None, _surrender_feats(seats, game), False)
     if game.rules.sprint:
         return _match(game_id, chat_id, at, seats, game, earlier or {})
     result = game.result
@@ -99,6 +99,18 @@ def _match(
     return _rated(game_id, chat_id, at, placed, None, ())
 
 
+def _surrender_feats(seats: Sequence[Seat], game: Game) -> tuple[tuple[int, str], ...]:
+    """What the play before a surrender earned (RULES-NOTES.md 82): a defence against
+    six cards, and going out first for whoever did go out first before it. No chain
+    of transfers: the play named no durak."""
+    summary = summarize(game)
+    by_seat = {s.seat: s for s in seats}
+    first = summary.out[0] if summary.out else ()
+    feats = [(k, FIRST_WIN) for k in first if not game.rules.teams]
+    feats += [(k, feat) for k, feat in summary.feats if feat != CHAIN]
+    return tuple((by_seat[k].user_id, feat) for k, feat in feats if k in by_seat)
+
+
 def _rated(
     game_id: int,
     chat_id: int,
@@ -106,21 +118,27 @@ def _rated(
     placed: Sequence[tuple[Seat, int, bool]],
     teams: bool | None,
     feats: tuple[tuple[int, str], ...],
+    by_play: bool = True,
 ) -> RatedGame:
     entrants = []
     for seat, place, durak in placed:
-        human = not seat.is_ai
+        user_id, level = rating_key(seat)
         entrants.append(
             Entrant(
-                user_id=seat.user_id if human else AI,
-                level="" if human else (seat.level or "normal"),
+                user_id=user_id,
+                level=level,
                 place=place,
                 durak=durak,
-                flaky=human and (seat.left or seat.away),
+                flaky=not seat.is_ai and (seat.left or seat.away),
                 team=seat.seat % 2 if teams else None,
             )
         )
-    return RatedGame(game_id, chat_id, at, tuple(entrants), feats)
+    return RatedGame(game_id, chat_id, at, tuple(entrants), feats, by_play)
+
+
+def rating_key(seat: Seat) -> tuple[int, str]:
+    """Whose rating a seat plays for: its player's, or its AI level's (:data:`AI`)."""
+    return (AI, seat.level or "normal") if seat.is_ai else (seat.user_id, "")
 
 
 async def earlier_seats(tx: Tx, game_id: int) -> dict[str, Seat]:

@@ -31,7 +31,7 @@ RELIABLE_AFTER = 10
 AI = 0
 
 #: The achievements, in the order they are listed.
-FIRST_WIN = "first_win"  # went out first for the first time
+FIRST_WIN = "first_win"  # went out first (by play) for the first time
 STREAK_5 = "streak5"  # five rated games in a row without being the durak
 HARD_AI = "hard_ai"  # finished ahead of every hard AI of a game
 SIX = "six"  # beat off an attack of six cards
@@ -71,13 +71,16 @@ class Entrant:
 @dataclass(frozen=True, slots=True)
 class RatedGame:
     """A game to rate: its players, and the achievements its play itself earned
-    (``(user_id, feat)``, e.g. a defence against six cards)."""
+    (``(user_id, feat)``, e.g. a defence against six cards). ``by_play``: the places
+    are the order the play put them out in (a surrender's are not: the others tie,
+    and whoever went out first before it is among the ``feats``)."""
 
     game_id: int
     chat_id: int
     at: float
     entrants: tuple[Entrant, ...]
     feats: tuple[tuple[int, str], ...] = ()
+    by_play: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,8 @@ def settle(
     achievements earned now that ``earned`` (the ones they already have) lacks.
 
     Seats of one key in one game (two AI seats of one level) are rated as copies
-    of the same prior; the key keeps their mean."""
+    of the same prior; the key keeps their mean, and one change: the durak if any
+    of its seats is, at the place of its last seat (RULES-NOTES.md 79)."""
     entrants = game.entrants
     groups = _groups(entrants)
     before = {e.key: current.get(e.key, Standing()) for e in entrants}
@@ -152,27 +156,28 @@ def settle(
     for group, values in zip(groups, after, strict=True):
         for e, value in zip(group, values, strict=True):
             new_by_key.setdefault(e.key, []).append(value)
+    seats_by_key: dict[tuple[int, str], list[Entrant]] = {}
+    for e in entrants:
+        seats_by_key.setdefault(e.key, []).append(e)
     standings: dict[tuple[int, str], Standing] = {}
     changes: list[Change] = []
-    for e in entrants:
-        if e.key in standings:
-            continue
-        old, values = before[e.key], new_by_key[e.key]
+    for key, seats in seats_by_key.items():
+        old, values = before[key], new_by_key[key]
         mu = sum(v[0] for v in values) / len(values)
         sigma = sum(v[1] for v in values) / len(values)
-        streak = 0 if e.durak else old.streak + 1
-        standings[e.key] = replace(
+        durak = any(e.durak for e in seats)
+        streak = 0 if durak else old.streak + 1
+        standings[key] = replace(
             old,
             mu=mu,
             sigma=sigma,
             games=old.games + 1,
-            flaky=old.flaky + int(e.flaky),
+            flaky=old.flaky + int(any(e.flaky for e in seats)),
             streak=streak,
             best=max(old.best, streak),
         )
-        changes.append(
-            Change(e.user_id, e.level, e.place, e.durak, old.rating, standings[e.key].rating)
-        )
+        place = max(e.place for e in seats)
+        changes.append(Change(*key, place, durak, old.rating, standings[key].rating))
     feats = _feats(game, standings, set(earned))
     return Settlement(tuple(standings.items()), tuple(changes), feats)
 
@@ -192,13 +197,18 @@ def _feats(
     standings: Mapping[tuple[int, str], Standing],
     earned: set[tuple[int, str]],
 ) -> tuple[tuple[int, str], ...]:
-    """The achievements the game earned that nobody had yet (humans only)."""
-    found: list[tuple[int, str]] = list(game.feats)
-    humans = [e for e in game.entrants if e.human]
+    """The achievements the game earned that nobody had yet (RULES-NOTES.md 82): the
+    humans' who played their seats to the end themselves (a seat he left, was
+    skipped in, surrendered or was away from at the end earns him nothing, though
+    its result counts for his rating)."""
+    flaky = {e.user_id for e in game.entrants if e.human and e.flaky}
+    found = [f for f in game.feats if f[0] not in flaky]
+    humans = [e for e in game.entrants if e.human and not e.flaky]
     hard = [e for e in game.entrants if e.level == "hard"]
     everyone_tied = len({e.place for e in game.entrants}) == 1
     for e in humans:
-        if e.place == 0 and not everyone_tied and not e.durak and e.team is None:
+        by_play = game.by_play and e.team is None and not everyone_tied
+        if by_play and e.place == 0 and not e.durak:
             found.append((e.user_id, FIRST_WIN))
         if standings[e.key].streak >= STREAK_FEAT:
             found.append((e.user_id, STREAK_5))

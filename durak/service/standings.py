@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import Core
+from .rated import earlier_seats, rating_key
 from .ratings import FEATS, RELIABLE_AFTER, Change, public
+from .types import Seat
 
 WEEK, MONTH = 7 * 86400.0, 30 * 86400.0
 
@@ -81,10 +83,13 @@ RatingChange = Change
 
 @dataclass(frozen=True, slots=True)
 class GameRatings:
-    """A rated game's changes (best place first) and the achievements it earned."""
+    """A rated game's changes (best place first) and the achievements it earned;
+    ``earlier``: the seats, in the earlier deals of a knock-out, of the players it
+    rates who no longer sit at its last deal (a recap names them)."""
 
     changes: tuple[RatingChange, ...]
     feats: tuple[tuple[int, str], ...]
+    earlier: tuple[Seat, ...] = ()
 
 
 def _line(r: Sequence[Any]) -> RatingLine:
@@ -163,14 +168,19 @@ class Standings:
         async with self._core.store.reading() as tx:
             for game_id in game_ids:
                 changes, feats = await tx.game_ratings(game_id)
-                if changes:
-                    found[game_id] = GameRatings(
-                        tuple(
-                            RatingChange(
-                                int(r[0]), str(r[1]), int(r[2]), bool(r[3]), int(r[4]), int(r[5])
-                            )
-                            for r in changes
-                        ),
-                        tuple((int(r[0]), str(r[1])) for r in feats),
-                    )
+                if not changes:
+                    continue
+                rated = tuple(
+                    RatingChange(int(r[0]), str(r[1]), int(r[2]), bool(r[3]), int(r[4]), int(r[5]))
+                    for r in changes
+                )
+                seated = {rating_key(s) for s in await tx.seats(game_id)}
+                earlier: tuple[Seat, ...] = ()
+                if any((c.user_id, c.level) not in seated for c in rated):
+                    named = {(c.user_id, c.level) for c in rated} - seated
+                    gone = (await earlier_seats(tx, game_id)).values()
+                    earlier = tuple(s for s in gone if rating_key(s) in named)
+                found[game_id] = GameRatings(
+                    rated, tuple((int(r[0]), str(r[1])) for r in feats), earlier
+                )
         return found

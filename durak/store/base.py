@@ -23,7 +23,7 @@ What every backend guarantees (the service relies on each):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -221,15 +221,25 @@ class Store(Protocol):
         """The problems an integrity check finds; empty if the database is sound."""
         ...
 
-    #: Asked before every write, when set: raises if this process may no longer write
+    #: Awaited before every write, when set: raises if this process may no longer write
     #: (PostgreSQL: the bot's lease, durak/store/lease.py; SQLite has none to ask).
-    fence: Callable[[], None] | None
+    fence: Callable[[], Awaitable[None]] | None
+
+    #: Called, when set, after each checkpoint the store ran into its database file
+    #: (SQLite: the bot then notes the file's header, bot/dbguard.py; PostgreSQL: never).
+    checkpointed: Callable[[], None] | None
 
     async def copy_to(self, target: str) -> None:
         """Write a copy of the whole database, as this store sees it, to the new file
         ``target`` (SQLite: a file deleted under the running bot is saved from its open
         connection). :class:`DatabaseError` if it cannot, or where the server keeps the
         data (PostgreSQL: its own backups)."""
+        ...
+
+    async def hold_checkpoints(self) -> None:
+        """Write nothing more into the database's own file, only to its log (SQLite: no
+        more WAL checkpoints; the file at the path was overwritten in place, and the
+        WAL is what is left to save from: see bot/dbguard.py)."""
         ...
 
     async def close(self) -> None: ...

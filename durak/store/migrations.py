@@ -290,6 +290,43 @@ async def ratings(tx: SqlTx, d: Dialect) -> None:
     await rate_history(tx)
 
 
+@step
+async def rules_as_played(tx: SqlTx, d: Dialect) -> None:
+    """Every stored game names ``no_progress_draw`` as it was played, and the group's
+    ratings are worked out again from the games (SQLite's version 6, PostgreSQL's 5).
+
+    The option came without a step of its own, on by default, and the code that
+    brought it read a game that does not name it as played with it: a game stored
+    before, in which the takes went round 100 times, then failed to replay (left
+    unrated, "damaged" in /history). RECORDS.md reads such a game as played without
+    it; :func:`~durak.service.codec.rules_as_played` says which games those are, and
+    each game's rules (and snapshot) now say it, so no later change of a default can
+    change a stored game. The ratings, derived from the games alone, are rated again
+    in the order the games ended, with the games read as they were played."""
+    from ..service.codec import rules_as_played as as_played
+    from ..service.rated import rate_history  # the games' own code rates them
+
+    last = -1
+    while True:
+        rows = await tx.rows(
+            "SELECT game_id, status, rules, snapshot FROM games WHERE game_id > $1"
+            " ORDER BY game_id LIMIT 500",
+            (last,),
+        )
+        if not rows:
+            break
+        for game_id, status, rules, snapshot in rows:
+            last = int(game_id)
+            found = as_played(str(status), str(rules), None if snapshot is None else str(snapshot))
+            if found is not None:
+                await tx.execute(
+                    "UPDATE games SET rules = $1, snapshot = $2 WHERE game_id = $3",
+                    (*found, last),
+                )
+    await _run(tx, [f"DELETE FROM {t}" for t in ("achievements", "rating_changes", "ratings")])
+    await rate_history(tx)
+
+
 # ---- a database's own numbering -------------------------------------------------------
 
 

@@ -102,7 +102,8 @@ class Store:
         self.path = redact(url)
         #: The bot's lease (durak/store/lease.py): asked before every write; it raises
         #: (and ends the process) when another process may be the active one by now.
-        self.fence: Callable[[], None] | None = None
+        self.fence: Callable[[], Awaitable[None]] | None = None
+        self.checkpointed: Callable[[], None] | None = None  # the server checkpoints its own
 
     @classmethod
     async def open(
@@ -182,6 +183,9 @@ class Store:
         """The server keeps the data (pg_dump copies it): nothing to save from here."""
         raise DatabaseError(f"a PostgreSQL database is not copied to a file ({target})")
 
+    async def hold_checkpoints(self) -> None:
+        """The server writes its own files: nothing to hold."""
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
         """A write transaction, committed at the end of the block or rolled back on
@@ -202,7 +206,7 @@ class Store:
         try:
             async with self._pool.acquire() as conn:
                 if not readonly and self.fence is not None:
-                    self.fence()
+                    await self.fence()
                 try:
                     await _whole(conn.execute(_BEGIN[isolation, readonly]))
                     yield Tx(conn)
@@ -238,7 +242,7 @@ class Store:
         try:
             async with self._pool.acquire() as conn:
                 if self.fence is not None:
-                    self.fence()
+                    await self.fence()
                 found: asyncpg.Record | None = await _whole(conn.fetchrow(sql, *args))
                 return found
         except _FAILURES as e:

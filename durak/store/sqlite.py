@@ -36,7 +36,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -90,9 +90,13 @@ class Store:
         self._checkpointing: asyncio.Task[None] | None = None
         self._checkpointed = 0.0  # the loop's time of the last checkpoint started
         self._restart_after = 0.0  # the loop's time before which no WAL restart is tried
+        self._checkpoints_held = False  # the file is not ours any more: see hold_checkpoints
         self.path = path
         self.health = WriteHealth(path)
-        self.fence: Callable[[], None] | None = None  # one file, one process: no lease
+        #: one file, one process: no lease (see base.Store.fence)
+        self.fence: Callable[[], Awaitable[None]] | None = None
+        #: called after each checkpoint this store ran (see base.Store.checkpointed)
+        self.checkpointed: Callable[[], None] | None = None
 
     @classmethod
     async def open(
@@ -200,6 +204,18 @@ class Store:
                 await self._conn.execute("VACUUM INTO ?", (target,))
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot copy the database to {target}: {e}") from e
+
+    async def hold_checkpoints(self) -> None:
+        """No more checkpoints, ours or SQLite's automatic ones: the file at the path was
+        overwritten in place (bot/dbguard.py), and copying the WAL's pages into it would
+        only mix the two. Writes go on into the WAL, where :meth:`copy_to` reads them."""
+        self._checkpoints_held = True
+        if self._checkpointing is not None:
+            with contextlib.suppress(Exception):
+                await self._checkpointing
+        async with self._lock:
+            if not self._closed:  # (fetched: an open cursor would keep a statement going)
+                await self._conn.execute_fetchall("PRAGMA wal_autocheckpoint = 0")
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Tx]:
@@ -367,6 +383,8 @@ class Store:
         loop = asyncio.get_running_loop()
         if self._checkpointer is None or loop.time() - self._checkpointed < CHECKPOINT_EVERY:
             return
+        if self._checkpoints_held:
+            return
         if self._checkpointing is not None and not self._checkpointing.done():
             return
         self._checkpointed = loop.time()
@@ -389,6 +407,9 @@ class Store:
         except sqlite3.Error as e:  # the next one tries again; writes tell of real trouble
             self._restart_after = loop.time() + RESTART_BACKOFF
             log.debug("a WAL checkpoint failed: %s", e)
+            return
+        if self.checkpointed is not None:
+            self.checkpointed()
 
     async def _close_quietly(self) -> None:
         self._closed = True

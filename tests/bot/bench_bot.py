@@ -84,7 +84,7 @@ from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.models import Chat, Message, User
 
 from .harness import WEBAPP_PATH, WEBHOOK_PATH, free_port, running_bot
-from .webapp.client import init_data
+from .webapp.client import init_data, offered
 
 #: Bot-wide cap of the fake server: Telegram's 30/s lifted for 100 busy groups.
 GLOBAL_MAX = 10_000
@@ -730,12 +730,12 @@ class Bench:
                     sent.clear()
                 if state["over"]:
                     return True
-                if not state["legal"] or state["version"] <= acted:
+                if not offered(state) or state["version"] <= acted:
                     continue
                 if pending is not None:  # the state he was thinking about is gone
                     pending.cancel()
                 acted = state["version"]
-                step = rng.choice(state["legal"])["step"]
+                step = rng.choice(offered(state))
                 pending = asyncio.create_task(self._move(ws, thinking, step, acted, sent, last))
         finally:
             if pending is not None:

@@ -8,10 +8,11 @@ import itertools
 import logging
 import random
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from telegram.ext import Application
 
@@ -63,15 +64,28 @@ async def running_bot(
     *,
     webhook_port: int | None = None,
     webapp_port: int | None = None,
-    **tweaks: object,
+    settings: Mapping[str, Any] | None = None,
+    **tweaks: Any,
 ) -> AsyncIterator[Application]:  # type: ignore[type-arg]
     """The bot as ``python -m bot`` runs it (post_init, polling), stopped cleanly; with
     ``webhook_port``, in webhook mode instead, serving ``WEBHOOK_PATH`` on 127.0.0.1 (the
-    fake server's ``webhook_target`` must say so: it may live in another process)."""
+    fake server's ``webhook_target`` must say so: it may live in another process). The
+    Mini App (``webapp_port``) has a listener of its own, or, on the webhook's port, is
+    served beside the webhook as ``python -m bot`` serves it in webhook mode. ``settings``:
+    more of the bot's :class:`Config` (what the environment would set)."""
     config = Config(token=server.token, db_path=str(db), api_url=server.base_url)
+    config = replace(config, **(settings or {}))
     if webapp_port is not None:  # the Mini App on 127.0.0.1 (WEBAPP_URL's path)
         config = replace(
             config, webapp_url=WEBAPP_URL, webapp_listen="127.0.0.1", webapp_port=webapp_port
+        )
+    shared = webhook_port is not None and webapp_port == webhook_port
+    if shared:  # post_init then leaves the Mini App to the webhook's server
+        config = replace(
+            config,
+            webhook_url=WEBHOOK_URL,
+            webhook_secret=WEBHOOK_SECRET,
+            webhook_port=webhook_port,
         )
     app = build_application(config, limits or SendLimits().scaled(SCALE))
     bot = durak_of(app)
@@ -92,7 +106,10 @@ async def running_bot(
     if webhook_port is None:
         await app.updater.start_polling(poll_interval=0, timeout=1)
     else:
-        hook = WebhookServer(app, WEBHOOK_PATH, WEBHOOK_SECRET, "127.0.0.1", webhook_port)
+        also = bot.webapp if shared else None
+        hook = WebhookServer(
+            app, WEBHOOK_PATH, WEBHOOK_SECRET, "127.0.0.1", webhook_port, also=also
+        )
         await hook.start()
         await app.bot.set_webhook(
             WEBHOOK_URL,

@@ -11,8 +11,11 @@ import asyncio
 import random
 import time
 
+from telegram.ext import Application
+
 from bot.ui import callbacks as cb
 from tests.clock import ManualClock
+from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.fixtures import async_test
 from tests.fake_telegram.models import Message, User
 
@@ -91,6 +94,23 @@ async def run_out(bot, game_id: int, seat: int, going: asyncio.Event) -> None:
                 going.clear()
                 clock.advance(left * SCALE)
             await asyncio.sleep(0.01)
+
+
+async def settled(server: FakeTelegram, app: Application) -> None:  # type: ignore[type-arg]
+    """Every update sent so far handled and every answer sent: the bot acknowledges
+    updates only once they are on its queue, which it then works through."""
+    await server.wait_until_delivered(10)
+    await app.update_queue.join()
+    await durak_of(app).outbox.idle(10)
+
+
+def replies(table: Table, after: int = 0) -> list[Message]:
+    """The bot's messages in the group after message ``after`` that are not its table."""
+    return [
+        m
+        for m in table.bot_messages(table.group)
+        if m.message_id > after and "Durak" not in (m.plain_text or "")
+    ]
 
 
 def seat_line(text: str, name: str) -> str:
@@ -231,8 +251,10 @@ async def test_skip_hands_the_seat_to_the_ai_by_the_other_humans_majority(
         # one vote of the two others is no majority
         assert "1 of 2" in await skip(voters[0])
         assert not (await bot.service.game(info.game_id)).seats[target].away
-        # the same voter again still counts once
-        assert "1 of 2" in await skip(voters[0])
+        # the same voter again: not answered again within the minute, and still one vote
+        await voters[0].send(group, "/skip")
+        await settled(server, app)
+        assert sum("1 of 2" in (m.plain_text or "") for m in replies(table)) == 1
         # hostile button data: garbled, another seat, a wrong state, a non-player
         message = table_message(table)
         for data in ("1q.zz", "1q.1.0.999", f"1q.{info.game_id:x}.0.-1", "1q..0.0"):
@@ -272,6 +294,7 @@ async def test_skip_is_no_weapon_in_a_game_of_two_humans(make_fake_telegram, tmp
         assert info.game is not None
         (target,) = info.game.actors()
         (voter,) = [u for i, u in enumerate(users) if i != target]
+        bot.flows.repeat_window = 0  # each /skip a minute after the last: answered
         for wait in ("at once", "after most of his turn"):
             sent = await voter.send(group, "/skip")
 
@@ -295,4 +318,39 @@ async def test_skip_is_no_weapon_in_a_game_of_two_humans(make_fake_telegram, tmp
         assert now.version == info.version and not now.seats[target].away
         bot.turn_clock.advance(3)  # his timer still runs out
         await moved_past(bot, info.game_id, info.version, 10)
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_a_members_repeated_skip_is_answered_once_a_minute(
+    make_fake_telegram, tmp_path, errors
+):
+    """Issue 36 item 6: forty /skip from one member cost the group forty replies (at its
+    pace of one every 3.1 s). A refusal is answered once a minute; his vote once the game
+    has waited long enough (the "too early" he was told is over), then not again."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=3)
+    async with running_bot(server, tmp_path / "db.sqlite3") as app:
+        bot = durak_of(app)
+        await bot.service.set_chat_settings(group.id, turn_timeout=600)  # 30 s here
+        table = Table(server, group, users, random.Random(3))
+        await started(table)
+        info = (await bot.service.running_games())[0]
+        assert info.game is not None
+        (target,) = info.game.actors()
+        voter = next(u for i, u in enumerate(users) if i != target)
+
+        async def flood(times: int) -> list[str]:
+            """His /skip ``times`` over; the bot's answers to them."""
+            first = await voter.send(group, "/skip")
+            for _ in range(times - 1):
+                await voter.send(group, "/skip")
+            await settled(server, app)
+            return [m.plain_text or "" for m in replies(table, first.message_id - 1)]
+
+        early = await flood(40)
+        assert len(early) == 1 and "Too early" in early[0], early
+        await waited_on(bot, info, left=12)  # half the turn gone: his vote counts now
+        votes = await flood(40)
+        assert len(votes) == 1 and "1 of 2" in votes[0], votes
+        assert not (await bot.service.game(info.game_id)).seats[target].away
     assert not errors.records, [r.getMessage() for r in errors.records]

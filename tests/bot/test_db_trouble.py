@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,15 @@ import pytest
 from bot import dbguard
 from bot.__main__ import main
 from bot.config import Config
+from bot.dbguard import Trouble
 from bot.seats.timers import TurnTimers
 from durak import Rules
 from durak.service import ChatSettings, DatabaseError, GameInfo, GameService
+from durak.store import sqlite as sqlite_store
 from tests.dbaccess import db_rows
 from tests.fake_telegram.fixtures import async_test
 from tests.service.crash_check import Acks, check_database
-from tests.service.helpers import started
+from tests.service.helpers import started, step
 
 from .harness import Table
 
@@ -224,13 +227,13 @@ def test_trouble_names_the_file_that_went(tmp_path):
         assert dbguard.trouble() is None
         os.replace(tmp_path / "db.sqlite3", tmp_path / "moved")
         db.write_bytes(b"")
-        assert dbguard.trouble() == (f"{db} was replaced by another file", True)
+        assert dbguard.trouble() == Trouble(f"{db} was replaced by another file", True)
         os.unlink(db)
-        assert dbguard.trouble() == (f"{db} was deleted", True)
+        assert dbguard.trouble() == Trouble(f"{db} was deleted", True)
         os.replace(tmp_path / "moved", db)
         assert dbguard.trouble() is None
         os.unlink(dbguard.lock_path(str(db)))
-        assert dbguard.trouble() == (f"{db}.lock was deleted", False)
+        assert dbguard.trouble() == Trouble(f"{db}.lock was deleted", False)
     finally:
         dbguard.release_all()
 
@@ -268,14 +271,19 @@ async def ended(bot: asyncio.subprocess.Process) -> tuple[int, list[str]]:
 GUARD = 30.0
 
 
-async def game_under_way(server, db: Path) -> tuple[Table, asyncio.subprocess.Process]:
+async def game_under_way(
+    server, db: Path, started: Callable[[], None] | None = None
+) -> tuple[Table, asyncio.subprocess.Process]:
     """``python -m bot`` on ``db`` with a game of two players a few moves in, no press
-    under way."""
+    under way; ``started`` is called once the bot polls, before the game."""
     users = [server.add_user(f"P{i}", started=True) for i in range(2)]
     group = server.add_group("Friends", users, admins=[users[0]])
     table = Table(server, group, users, random.Random(1))
     bot = await run_bot(server, db)
     try:
+        if started is not None:
+            await server.wait_for(lambda: server.request_count("getUpdates") > 0, GUARD)
+            started()
         await table.open_lobby()
         await table.join_all()
         await table.start()
@@ -372,3 +380,272 @@ async def test_a_lock_file_deleted_under_the_bot_stops_it(make_fake_telegram, tm
     assert code == 2 and len(errors) == 1, "\n".join(lines[-30:])
     assert f"{db}.lock was deleted" in errors[0] and "the database is untouched" in errors[0]
     assert os.path.exists(db)
+
+
+async def played_database(db: Path, games: int = 6, moves: int = 200) -> None:
+    """A bot's database with games started and played a while (then closed)."""
+    service = await GameService.open(db)
+    try:
+        rng = random.Random(36)
+        infos = [await started(service, 3, seed=k, chat=-100 - k) for k in range(games)]
+        for _ in range(moves):
+            k = rng.randrange(len(infos))
+            info = infos[k]
+            if info.game is None or info.game.result is not None:
+                continue
+            await step(service, info, rng, info.version)
+            infos[k] = await service.game(info.game_id)
+    finally:
+        await service.close()
+
+
+PAGE = 4096
+
+
+def damage(db: Path, kind: str) -> None:
+    """Damage a closed database file as a disk, a copy or a person might."""
+    rng = random.Random(kind)
+    size = db.stat().st_size
+    if kind == "garbage":  # not SQLite at all
+        db.write_bytes(rng.randbytes(size))
+    elif kind == "truncated":  # its last pages gone
+        os.truncate(db, size - 3 * PAGE)
+    elif kind == "broken pages":  # the header and the schema fine, the last pages not
+        with open(db, "r+b") as f:
+            f.seek(size - 3 * PAGE)
+            f.write(rng.randbytes(3 * PAGE))
+
+
+@pytest.mark.parametrize("kind", ["garbage", "truncated", "broken pages"])
+@async_test
+async def test_a_damaged_database_at_start_is_one_line(make_fake_telegram, tmp_path, kind):
+    """Issue 36 item 5: ``python -m bot`` on a damaged database file says so in one
+    line and exits 2, whatever the damage; never a traceback, never a start."""
+    server = await make_fake_telegram()
+    db = tmp_path / "db.sqlite3"
+    await played_database(db)
+    damage(db, kind)
+    code, lines = await ended(await run_bot(server, db))
+    assert code == 2 and len(lines) == 1, "\n".join(lines[-40:])  # no traceback
+    said = lines[0].removeprefix(f"durak-bot: DURAK_DB: {db} ")
+    assert said.startswith("is damaged (") and "README: backups" in said, lines
+    assert server.request_count("getMe") == 0  # refused before any network call
+
+
+def fake_header(counter: int, pages: int, size: int, page_size: int = PAGE) -> bytes:
+    """A file of ``size`` bytes that starts with an SQLite header saying so much."""
+    head = bytearray(b"SQLite format 3\0" + bytes(84))
+    head[16:18] = page_size.to_bytes(2, "big")
+    head[24:28] = counter.to_bytes(4, "big")
+    head[28:32] = pages.to_bytes(4, "big")
+    head[92:96] = counter.to_bytes(4, "big")  # the page count is valid
+    return bytes(head) + bytes(size - len(head))
+
+
+@pytest.mark.parametrize(
+    ("now", "why"),
+    [
+        (fake_header(9, 5, 5 * PAGE), "its change counter went back from 10 to 9 (an older copy)"),
+        (fake_header(12, 4, 4 * PAGE), "it shrank from 20,480 to 16,384 bytes"),
+        (b"", "it shrank from 20,480 to 0 bytes"),
+        (bytes(5 * PAGE), "it is no SQLite database any more"),
+        (fake_header(11, 5, 5 * PAGE, page_size=1024), "its page size changed"),
+    ],
+    ids=["an older copy", "a smaller copy", "truncated", "zeroed", "another page size"],
+)
+def test_a_database_overwritten_in_place_is_noticed_at_the_next_check(tmp_path, now, why):
+    """Issue 36 item 5: the same file (device and inode) with other bytes. Its header,
+    read through the descriptor held, may only move on: a change counter gone back, a
+    file shorter than it was or than its header said, no SQLite header any more."""
+    db = tmp_path / "db.sqlite3"
+    db.write_bytes(fake_header(10, 5, 5 * PAGE))
+    try:
+        dbguard.hold(Config(token=TOKEN, db_path=str(db)))
+        assert dbguard.trouble() is None
+        with open(db, "r+b") as f:  # as cp does: truncate, then write, same inode
+            f.truncate(0)
+            f.write(now)
+        assert dbguard.trouble() == Trouble(f"{db} was overwritten in place: {why}", True, True)
+    finally:
+        dbguard.release_all()
+
+
+def test_the_bot_s_own_writes_are_never_taken_for_an_overwrite(tmp_path):
+    """What the bot's checkpoints do to the file: the counter and the size only grow,
+    and a checkpoint caught half-way (its header already promising pages not yet
+    written) is judged by what it promised only at the check after."""
+    db = tmp_path / "db.sqlite3"
+    db.write_bytes(fake_header(10, 5, 5 * PAGE))
+    try:
+        dbguard.hold(Config(token=TOKEN, db_path=str(db)))
+        assert dbguard.trouble() is None
+        with open(db, "r+b") as f:
+            f.write(fake_header(11, 8, PAGE))  # page 1 written, the file not grown yet
+            f.flush()
+            assert dbguard.trouble() is None
+            f.seek(5 * PAGE)
+            f.write(bytes(3 * PAGE))  # the rest of that checkpoint
+            f.flush()
+            assert dbguard.trouble() is None
+            f.truncate(7 * PAGE)  # below the 8 pages its header said: not the bot's doing
+        found = dbguard.trouble()
+        assert found is not None and found.reason.endswith("shrank from 32,768 to 28,672 bytes")
+    finally:
+        dbguard.release_all()
+
+
+@async_test
+async def test_a_running_store_s_checkpoints_never_look_like_an_overwrite(tmp_path, monkeypatch):
+    """The same on a real store: games played with a checkpoint after every write (and
+    the WAL started over), the file checked after each, and at its close."""
+    monkeypatch.setattr(sqlite_store, "CHECKPOINT_EVERY", 0.0)
+    monkeypatch.setattr(sqlite_store, "WAL_RESTART_FRAMES", 50)
+    db = tmp_path / "db.sqlite3"
+    dbguard.hold(Config(token=TOKEN, db_path=str(db)))
+    try:
+        service = await GameService.open(db)
+        try:
+            rng = random.Random(5)
+            infos = [await started(service, 3, seed=k, chat=-100 - k) for k in range(4)]
+            assert dbguard.trouble() is None
+            for _ in range(300):
+                k = rng.randrange(len(infos))
+                info = infos[k]
+                if info.game is None or info.game.result is not None:
+                    continue
+                await step(service, info, rng, info.version)
+                infos[k] = await service.game(info.game_id)
+                await asyncio.sleep(0)  # the checkpoint's task runs
+                assert dbguard.trouble() is None
+        finally:
+            await service.close()
+        assert dbguard.trouble() is None
+        seen, most = dbguard._seen[str(db)]
+        assert seen.sqlite and seen.counter > 1 and most > 20 * PAGE  # it was watched
+    finally:
+        dbguard.release_all()
+
+
+def file_header(db: Path) -> tuple[int, int]:
+    """The file's change counter and size (read here, not by the code under test)."""
+    data = db.read_bytes()
+    return int.from_bytes(data[24:28], "big"), len(data)
+
+
+async def moved_on(server, db: Path, table: Table, since: tuple[int, int]) -> None:
+    """More moves (and games), until the bot's checkpoints have moved the file's header
+    past ``since`` (an older copy of it is then an older copy); no press under way."""
+    while True:
+        stop = asyncio.Event()
+        players = [asyncio.create_task(table.play(u, stop)) for u in table.users]
+        try:
+            await server.wait_for(
+                lambda: file_header(db) > since or table.ended() is not None, GUARD
+            )
+        finally:
+            stop.set()
+            await asyncio.gather(*players)
+        ended = table.ended()
+        if file_header(db) > since:
+            return
+        assert ended is not None
+        table.since = ended.message_id
+        await table.play_again(ended)
+        await server.wait_for(
+            lambda: all(table.panel(u) is not None for u in table.users), 10, what="panels"
+        )
+
+
+def one_error(code: int, lines: list[str]) -> str:
+    """The stopped bot's one ERROR line (exit code 2, no traceback, nothing else)."""
+    errors = [line for line in lines if " ERROR " in line]
+    assert code == 2 and len(errors) == 1, "\n".join(lines[-30:])
+    assert "Traceback" not in "\n".join(lines), "\n".join(lines[-30:])
+    return errors[0]
+
+
+@pytest.mark.parametrize("how", ["cp", "truncate"])
+@async_test
+async def test_a_database_overwritten_under_the_bot_stops_it_in_one_line(
+    make_fake_telegram, tmp_path, how
+):
+    """Issue 36 item 5: ``cp backup.sqlite3 durak.sqlite3`` (an older copy, written into
+    the same inode) or a truncation to 0 bytes, under the running bot with a game on.
+    It notices, takes no more presses, writes nothing more into that file, deletes its
+    WAL (a restart would replay it into the file now there), says so in one ERROR line
+    and exits 2; started again on that file it plays or refuses in one line, never
+    a traceback. Whether a sound copy could be saved depends on how much of the bot's
+    data was only in the file (see dbguard._save_in_place); the line must say which."""
+    server = await make_fake_telegram()
+    db = tmp_path / "db.sqlite3"
+    table, bot = await game_under_way(server, db)
+    try:
+        backup = tmp_path / "backup.sqlite3"
+        shutil.copyfile(db, backup)  # an operator's copy of the file alone, taken now
+        await moved_on(server, db, table, file_header(backup))
+        if how == "cp":
+            shutil.copyfile(backup, db)  # cp: opened with O_TRUNC, written over
+        else:
+            os.truncate(db, 0)
+        code, lines = await ended(bot)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+    line = one_error(code, lines)
+    assert f"{db} was overwritten in place: " in line, line
+    assert not os.path.exists(f"{db}-wal") and not os.path.exists(f"{db}-shm")
+    rescued = list(tmp_path.glob("db.sqlite3.rescued-*"))
+    if "no sound copy could be saved" in line:
+        assert rescued == [] and f"put that backup at {db} again" in line, line
+    else:
+        assert len(rescued) == 1 and f"is saved in {rescued[0]} and checked sound" in line
+        assert check_database(rescued[0], Acks()) == []
+
+    polls = server.request_count("getUpdates")
+    again = await run_bot(server, db)  # its supervisor starts it again
+    try:
+        await server.wait_for(
+            lambda: again.returncode is not None or server.request_count("getUpdates") > polls,
+            GUARD,
+            what="a start or a refusal",
+        )
+        if again.returncode is None:
+            again.terminate()
+        code, lines = await ended(again)
+    finally:
+        if again.returncode is None:
+            again.kill()
+            await again.wait()
+    assert "Traceback" not in "\n".join(lines), "\n".join(lines[-30:])
+    if code == 2:  # the file there is damaged: said in one line
+        assert len(lines) == 1 and "is damaged" in lines[0], lines
+    else:
+        assert code == 0, "\n".join(lines[-30:])
+    print(f"{how}: {line.split(' under the running bot: ')[1]}; started again: exit {code}")
+
+
+@async_test
+async def test_a_truncated_database_whose_pages_are_gone_says_it_could_not_be_saved(
+    make_fake_telegram, tmp_path
+):
+    """The same truncation under a bot that resumed an older database: the pages it has
+    not written since its start were only in the file, which is gone. No copy is sound;
+    the one line says so and what to do, and leaves no WAL to replay."""
+    server = await make_fake_telegram()
+    db = tmp_path / "db.sqlite3"
+    await played_database(db)
+    bot = await run_bot(server, db)
+    try:
+        await server.wait_for(lambda: server.request_count("getUpdates") > 0, GUARD)  # started
+        os.truncate(db, 0)
+        code, lines = await ended(bot)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+    line = one_error(code, lines)
+    assert f"{db} was overwritten in place: it shrank from " in line, line
+    assert "no sound copy could be saved" in line and f"put that backup at {db} again" in line
+    assert list(tmp_path.glob("db.sqlite3.rescued-*")) == []
+    assert not os.path.exists(f"{db}-wal") and not os.path.exists(f"{db}-shm")

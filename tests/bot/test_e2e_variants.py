@@ -176,8 +176,17 @@ async def test_a_knock_out_of_three(make_fake_telegram, tmp_path, errors):
             m.message_id for g in chain for m in await service.messages(g) if m.kind == "table"
         }
         document, caption = await the_record(table, server, ended)
+        await table.users[0].send(group, "/history")
+        history = await server.wait_for_bot_message(group, contains="Recent games")
 
     whole_match(document, records, caption, "Knock-out")
+    # the recap and /history name every player of the match, those knocked out in
+    # earlier deals too, never by a number (issue 33 item 3)
+    recap = next(x for x in (ended.plain_text or "").splitlines() if x.startswith("📈 "))
+    rated = next(x for x in (history.plain_text or "").splitlines() if "📈 " in x)
+    for line in (recap, rated):
+        assert all(u.first_name in line for u in table.users), line
+        assert not any(str(u.id) in line for u in table.users), line
     match = infos[-1].game.view(None).match
     assert match.deals is None and match.winner is not None and match.played == len(chain)
     assert len(match.eliminated) == 2 and match.winner not in match.eliminated

@@ -25,6 +25,7 @@ from durak.service.standings import (
 )
 from durak.service.summary import Bout, Summary
 from tests.fake_telegram.fixtures import async_test
+from tests.service.bench_ratings import history_before_the_option
 
 from .harness import Table, durak_of, friends_and_admin, running_bot
 
@@ -85,6 +86,30 @@ def test_the_recap_is_two_short_lines() -> None:
         assert ratings_text.feats_lines(seats, rated) == ["🏅 Ann: 🦾 Beat the hard bot"]
 
 
+def test_a_knock_outs_recap_and_history_name_the_players_of_earlier_deals() -> None:
+    """The final of a knock-out seats Cid and Eve; Ann went out in an earlier deal:
+    the changes name her too, by the seat of hers they come with (issue 33 item 3)."""
+    final = (Seat(0, 103, "Cid"), Seat(1, 105, "Eve"))
+    rated = GameRatings(
+        (
+            RatingChange(103, "", 0, False, 1000, 1110),
+            RatingChange(105, "", 1, False, 1000, 1082),
+            RatingChange(101, "", 2, True, 1000, 907),
+        ),
+        ((101, "streak5"),),
+        (Seat(2, 101, "Ann"),),
+    )
+    with language("en"):
+        recap = ratings_text.recap_lines(final, None, rated)
+        history = ratings_text.history_suffix(final, rated)
+        feats = ratings_text.feats_lines(final, rated)
+    assert recap == [
+        "📈 Cid +110, Eve +82, Ann −93 · Ann: 🔥 Five games in a row without being the durak"
+    ]
+    assert history == "\n   📈 Cid +110, Eve +82, Ann −93"
+    assert feats == ["🏅 Ann: 🔥 Five games in a row without being the durak"]
+
+
 @async_test
 async def test_the_end_message_recaps_and_history_shows_the_changes(
     make_fake_telegram, tmp_path, errors
@@ -134,6 +159,25 @@ async def test_the_end_message_recaps_and_history_shows_the_changes(
         second = (await service.running_games())[0].game_id
         ended = await table.play_to_the_end(watch=(service, second))
         assert "📈 " not in (ended.plain_text or "") and "🏁" in (ended.plain_text or "")
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
+@async_test
+async def test_history_from_before_no_progress_draw_is_whole(make_fake_telegram, tmp_path, errors):
+    """A database of the schema before ratings, its group's games stored before
+    ``no_progress_draw`` existed, one of them a table that took 114 times in a row
+    (issue 33 item 1): the bot migrates it as it starts, and /history lists every game
+    with its rating changes (before: "game 2 is damaged", and no answer)."""
+    server, users, _boss, group = await friends_and_admin(make_fake_telegram, players=4)
+    db = tmp_path / "durak.sqlite3"
+    people = [(u.id, u.first_name) for u in users]
+    stored = await history_before_the_option(db, group.id, people, running=False)
+    async with running_bot(server, db):
+        await users[0].send(group, "/history")
+        history = await server.wait_for_bot_message(group, contains="Recent games")
+    text = history.plain_text or ""
+    assert [f"#{g.game_id} " in text for g in stored] == [True] * 3
+    assert text.count("📈 ") == 3 and "damaged" not in text
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 

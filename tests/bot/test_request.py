@@ -609,7 +609,7 @@ async def test_the_fence_stops_every_request_before_a_byte_leaves() -> None:
 
     sure = True
 
-    def fence() -> None:
+    async def fence() -> None:
         if not sure:
             raise Refused
 
@@ -647,7 +647,7 @@ async def test_the_fence_is_asked_again_as_the_bytes_go_out() -> None:
 
     calls = 0
 
-    def fence() -> None:  # sure when the connection is taken, not a moment later
+    async def fence() -> None:  # sure when the connection is taken, not a moment later
         nonlocal calls
         calls += 1
         if calls > 1:
@@ -664,3 +664,42 @@ async def test_the_fence_is_asked_again_as_the_bytes_go_out() -> None:
             await request.shutdown()
         await asyncio.sleep(0.1)
     assert calls == 2 and seen in ([], [""])  # the connection closed with nothing sent
+
+
+@async_test
+async def test_a_fence_that_waits_holds_the_request_back() -> None:
+    """After a gap in the loop's progress the lease's fence waits for a fresh heartbeat:
+    until it returns, not a byte of the request leaves; then the request goes as usual."""
+    seen: list[str] = []
+
+    async def recording(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            request_line, _headers, _body = await read_request(reader)
+            if not request_line:
+                return
+            seen.append(request_line.split()[1])
+            writer.write(answer(b'{"ok": true, "result": true}'))
+            await writer.drain()
+
+    waiting, sure = asyncio.Event(), asyncio.Event()
+
+    async def fence() -> None:
+        if not sure.is_set():
+            waiting.set()
+            await sure.wait()
+
+    async with serve(recording) as (url, _):
+        request = AiohttpRequest()
+        request.fence = fence
+        await request.initialize()
+        try:
+            sending = asyncio.create_task(
+                request.do_request(f"{url}/sendMessage", "POST", params(text="a"))
+            )
+            await asyncio.wait_for(waiting.wait(), 30)  # a hang guard
+            assert seen == [] and not sending.done()
+            sure.set()
+            assert (await sending)[0] == 200
+        finally:
+            await request.shutdown()
+    assert seen == ["/sendMessage"]

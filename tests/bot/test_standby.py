@@ -22,13 +22,17 @@ import pytest
 
 from bot.config import HELP, ConfigError, from_env
 from bot.standby import LOST_EXIT_CODE
+from bot.transport.request import AiohttpRequest
+from durak.store.lease import Lease, LeaseLost
 from tests.dbaccess import db_rows
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Message, User
 from tests.service.crash_check import Acks, check_database
+from tests.service.test_lease import PausedVM
 
 from .harness import SCALE, Table
+from .test_request import answer, params, read_request, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = 3
@@ -43,11 +47,13 @@ class Bot:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def start(cls, name: str, env: dict[str, str]) -> Bot:
+    async def start(
+        cls, name: str, env: dict[str, str], module: str = "tests.bot.standby_child"
+    ) -> Bot:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tests.bot.standby_child",
+            module,
             cwd=ROOT,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -249,17 +255,28 @@ async def frozen_takeover(
         old.proc.send_signal(signal.SIGCONT)
         frozen = False
         assert await asyncio.wait_for(old.proc.wait(), 15) == LOST_EXIT_CODE
-        await old.said("lost the lease", 1)
+        exit_line = await old.said("lost the lease", 1)
+        # the real cause: its session ended on the server (not asyncpg's internal state)
+        assert "lost the lease (its connection closed" in exit_line, exit_line
 
         await asyncio.gather(
             *(server.wait_for(lambda t=t: t.ended() is not None, 180) for t in tables)
         )
         stop.set()
         await asyncio.gather(*players)
+        # the new one answered every press it was given: the only ones never answered
+        # were made before the freeze, taken from Telegram by the old one (which may
+        # send nothing now). (A press the old one answered but had not yet confirmed is
+        # fetched and answered again by the new one: Telegram refuses the second answer.)
+        unanswered = [p.created_at - since for p in server.unanswered_callbacks()]
+        assert all(at < 0 for at in unanswered), unanswered
         # By when each came in: a long poll sent before the freeze is answered after it, and
         # one sent after the thaw only when its wait is over (here, long since)
         after = [r for r in server.requests() if r.agent == "first" and r.arrived > took_over]
-        assert after == [], f"the old process sent after the takeover: {[r.method for r in after]}"
+        assert after == [], (
+            f"the old process sent after the takeover: {[r.method for r in after]}\n"
+            + "\n".join(old.lines[-10:])
+        )
         # (before its stop: PTB's last getUpdates at a stop may end its own long poll)
         errors = [line for line in new.lines if " ERROR " in line]
         assert errors == [], "\n".join([*old.lines[-20:], "--- the second bot:", *new.lines])
@@ -275,7 +292,7 @@ async def frozen_takeover(
     assert codes == [LOST_EXIT_CODE, 0], "\n".join((new.lines if new else old.lines)[-30:])
     assert check_database(pg_db, Acks()) == []  # every snapshot is the replay of its log
     assert server.limit_violations() == 0
-    print(f"takeover {took_over - since:.2f} s after the freeze")
+    print(f"takeover {took_over - since:.2f} s after the freeze; the old process: {exit_line}")
 
 
 @async_test
@@ -298,6 +315,101 @@ async def test_a_hung_bot_is_replaced_and_sends_nothing_when_it_thaws(
     over and finishes the games; the thawed process sends nothing and exits 3."""
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     await frozen_takeover(server, pg_db, end_session=False, freeze=20.0, lease_timeout="5")
+
+
+@async_test
+async def test_a_short_freeze_whose_session_ended_sends_nothing_when_it_thaws(
+    make_fake_telegram: FakeTelegramFactory, pg_db: str
+) -> None:
+    """Issue 36 item 2: frozen for 2 s while its lease session is ended on the server,
+    the holder's heartbeat is still younger than the fence's limit when it thaws, with
+    a long poll's answer (and presses in it) waiting: its first sends must not go out
+    (the lease connection's end is noticed first), and it exits 3."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    await frozen_takeover(server, pg_db, end_session=True, freeze=2.0, lease_timeout="5")
+
+
+@pytest.mark.parametrize(
+    "counted_by",
+    [("wall",), ("boot", "wall"), ("monotonic", "boot", "wall")],
+    ids=["paused-vm-wall-clock-only", "suspended", "sigstop"],
+)
+def test_after_a_pause_no_request_leaves_before_a_fresh_heartbeat(
+    pg_db: str, counted_by: tuple[str, ...]
+) -> None:
+    """Issue 36 item 2 on the request path: a pause of 3 s, shorter than the fence's
+    limit on the heartbeat's age, that only some clocks counted (a paused VM's monotonic
+    clock may count none of it). The next request waits for a heartbeat sent after the
+    pause; the server answers none (its session is gone): the request never leaves."""
+
+    async def main() -> None:
+        seen: list[str] = []
+
+        async def recording(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while True:
+                request_line, _headers, _body = await read_request(reader)
+                if not request_line:
+                    return
+                seen.append(request_line.split()[1])
+                writer.write(answer(b'{"ok": true, "result": true}'))
+                await writer.drain()
+
+        vm = PausedVM()
+        lease = Lease(pg_db, heartbeat=0.1, timeout=2.0)
+        lease.clocks = vm.read
+        lost: list[str] = []
+        await lease.acquire(on_lost=lost.append)
+        request = AiohttpRequest()
+        request.fence = lease.fence
+        try:
+            async with serve(recording) as (url, _):
+                await request.initialize()
+                await request.do_request(f"{url}/sendMessage", "POST", params(text="before"))
+                lease.heartbeat_sql = "SELECT pg_sleep(30)"  # no heartbeat is answered now
+                vm.pause(3.0, by=counted_by)
+                with pytest.raises(LeaseLost):
+                    await request.do_request(f"{url}/sendMessage", "POST", params(text="after"))
+        finally:
+            await request.shutdown()
+            await lease.release()
+        assert seen == ["/sendMessage"], seen
+        assert len(lost) == 1 and "heartbeat" in lost[0], lost
+
+    asyncio.run(main())
+
+
+@async_test
+async def test_a_standby_stops_cleanly_on_sigterm(
+    make_fake_telegram: FakeTelegramFactory, pg_db: str
+) -> None:
+    """Issue 36 item 6: a standby (``python -m bot`` itself, its signal handling and its
+    stop) that gets SIGTERM while it waits for the lease stops at once with exit code 0,
+    not by the stop's watchdog (9.5 s, exit code 1 and an ERROR); the active bot plays on."""
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    env = {
+        **os.environ,
+        "DURAK_BOT_TOKEN": server.token,
+        "DURAK_DB": pg_db,
+        "DURAK_API_URL": server.base_url,
+        "DURAK_LOG_LEVEL": "INFO",
+    }
+    active = await Bot.start("the active bot", {**env, "DURAK_TEST_AGENT": "active"})
+    standby: Bot | None = None
+    try:
+        await active.said("active: this process holds the lease", 60)
+        standby = await Bot.start("the standby", env, module="bot")
+        await standby.said("standby: another bot process is active", 60)
+        standby.proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(standby.proc.wait(), 60)  # a hang guard
+        await standby.stop()
+        assert code == 0, "\n".join(standby.lines)
+        assert not [line for line in standby.lines if " ERROR " in line], standby.lines
+        assert "standby: stopped before taking over" in "\n".join(standby.lines)
+        assert active.proc.returncode is None  # the active one is untouched
+    finally:
+        if standby is not None:
+            await standby.stop()
+        assert await active.stop() == 0
 
 
 def test_the_lease_timeout_comes_from_the_environment() -> None:

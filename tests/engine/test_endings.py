@@ -6,14 +6,16 @@ row, which the rules alone would let go on for ever."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
 from durak.actions import TAKE, Action, Attack, Lead, Pass, Take
 from durak.ai.endings import FAMILIES, play, players_for
 from durak.games import Game, PileGame, Podkidnoy, restore
-from durak.records import check_record, export_record
+from durak.records import check_record, export_record, replay
 from durak.rules import NO_PROGRESS, NO_PROGRESS_TAKES, Rules
 
 
@@ -102,3 +104,51 @@ def test_a_damaged_count_is_refused():
         data["stall"] = bad
         with pytest.raises(ValueError):
             restore(data)
+
+
+# ---- a record names the option (RECORDS.md; issue 33 item 1) ---------------------------
+
+VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors-variants"
+VECTOR = VECTORS / "no_progress_draw_100_takes.json"
+
+
+def vector() -> dict:
+    return json.loads(VECTOR.read_text())
+
+
+def test_a_record_without_the_option_was_played_without_it():
+    """The shared vector names ``"no_progress_draw": true`` and ends at take 100; the
+    same steps under rules that leave it out are a game without it: still running."""
+    record = vector()
+    assert record["rules"] == {"no_progress_draw": True}
+    game = replay(record)
+    assert game.result is not None and game.result.draw
+    del record["rules"]["no_progress_draw"]
+    game = replay(record)
+    assert not game.rules.no_progress_draw
+    assert game.result is None and game.stall == NO_PROGRESS_TAKES
+    assert "result: expected" in "\n".join(check_record(record).failures)
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_an_exported_record_names_the_option_either_way(on):
+    game = Game.from_seed(Rules(transfer=True, no_progress_draw=on), ["A", "B", "C"], 3)
+    record = export_record(game)
+    assert record["rules"] == {"transfer": True, "no_progress_draw": on}
+    assert Rules.from_record(record["rules"]) == game.rules
+    assert Rules.from_record({}) == Rules(no_progress_draw=False)
+    assert Rules.from_dict({}) == Rules()  # a new game's rules: on by default
+
+
+def test_a_snapshot_without_the_option_restores_a_game_without_it():
+    """A snapshot stored before the option existed names no such key: that game
+    was played without it, and restores so."""
+    game = play_idle(Rules(no_progress_draw=False), 3, 1, 400)
+    assert game.result is None and game.stall > NO_PROGRESS_TAKES
+    data = game.snapshot()
+    del data["rules"]["no_progress_draw"], data["stall"]
+    again = restore(data)
+    assert not again.rules.no_progress_draw
+    seat = again.actors()[0]
+    again.apply(seat, idle(again, seat))  # and plays on past take 100
+    assert again.result is None

@@ -309,7 +309,7 @@ def test_english_repetition_view_says_why():
     )
     with open(path, encoding="utf-8") as f:
         record = json.load(f)
-    g = Game.from_start(Rules(**record["rules"]), record["players"], record["start"])
+    g = Game.from_start(Rules.from_record(record["rules"]), record["players"], record["start"])
     for step in record["steps"]:
         if "do" in step and "error" not in step:
             g.apply(

@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from durak import check_record
+from durak.records import check_document
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = sorted((ROOT / "tests" / "vectors").glob("*.json"))
+#: Every folder of vectors beside RECORDS.md, copied into tests/ (a match document's
+#: folder too: ``check-record`` reads either format).
+FOLDERS = ("vectors", "vectors-variants", "vectors-pile", "vectors-match")
+EVERY = sorted(p for folder in FOLDERS for p in (ROOT / "tests" / folder).glob("*.json"))
+SHARED = ROOT.parent / "shared" / "rules"
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -37,6 +43,28 @@ def test_check_record_command_passes_the_vectors():
     assert out.returncode == 0, out.stdout + out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.endswith("passed, 0 failed")
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_every_shared_vector_is_copied_here(folder):
+    here = {p.name: p.read_text() for p in (ROOT / "tests" / folder).glob("*.json")}
+    assert here, folder
+    if not (SHARED / folder).is_dir():
+        pytest.skip(f"no {SHARED / folder} beside this checkout")
+    assert here == {p.name: p.read_text() for p in (SHARED / folder).glob("*.json")}
+
+
+@pytest.mark.parametrize("path", EVERY, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_vector_document_passes(path):
+    report = check_document(json.loads(path.read_text()), path.name)
+    assert not report.failures, "\n".join(report.failures)
+    assert report.passed > 0
+
+
+def test_check_record_command_passes_every_vector_folder():
+    out = run("check-record", *map(str, EVERY))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip().splitlines()[-1].endswith(" passed, 0 failed")
 
 
 def test_check_record_command_reports_each_failed_check(tmp_path):
@@ -99,7 +127,8 @@ def test_selfplay_records_pass_the_checker(tmp_path):
     for f in files:
         record = json.loads(f.read_text())
         assert "result" in record["steps"][-1]["expect"]
-        assert record["rules"] == {"transfer": True, "trump_exchange": True}
+        want = {"transfer": True, "trump_exchange": True, "no_progress_draw": True}
+        assert record["rules"] == want  # a record names no_progress_draw (RECORDS.md)
     checked = run("check-record", *map(str, files))
     assert checked.returncode == 0, checked.stdout
     assert len({len(json.loads(f.read_text())["players"]) for f in files}) > 1

@@ -4,23 +4,28 @@ in a few chats), then the time the store takes to open it, rating every game.
 
     python -m tests.service.bench_ratings [--games 1000] [--db postgresql://...]
 
-Without ``--db`` a SQLite file in a temporary folder. The test of the migration
-(tests/service/test_ratings_migration.py) builds its database with
-:func:`old_database`.
+Without ``--db`` a SQLite file in a temporary folder. The tests of the migrations
+(tests/service/test_ratings_migration.py) build their databases with
+:func:`old_database` and :func:`write_game`: the games as the code of that schema
+wrote them, before ``no_progress_draw`` existed (their rules and snapshots do not
+name it, and they were played without it).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from durak import Game, Rules
+from durak.actions import TAKE, Action, Attack, Pass
 from durak.selfplay import play_random
 from durak.service import rated as rated_games
 from durak.service.codec import json_text, rules_json, snapshot_text, tally_rows
@@ -28,7 +33,10 @@ from durak.service.ratings import RatedGame
 from durak.service.types import AI, FINISHED, HUMAN, PLAYED, RUNNING, Ending, Seat
 from durak.store import postgres
 from durak.store import sqlite as sqlite_store
+from tests.dbaccess import Db, is_pg
+from tests.service.helpers import CHAT, user
 
+#: The service tests' names (helpers.NAMES), and two more.
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 LEVELS = ("easy", "normal", "hard")
 
@@ -57,48 +65,86 @@ def random_game(k: int, rng: random.Random) -> tuple[int, list[Seat], Game]:
         else:
             left = rng.random() < 0.05
             seats.append(Seat(s, 1000 + p, NAMES[p], HUMAN, None, 0, left, False, left))
-    rules = Rules(transfer=rng.random() < 0.3)
+    rules = Rules(transfer=rng.random() < 0.3, no_progress_draw=False)
     game = Game.from_seed(rules, [s.name for s in seats], rng.randrange(2**32))
     play_random(game, rng)
     return chat, seats, game
 
 
-async def old_database(db: str | Path, games: int, seed: int = 1) -> list[Stored]:
-    """A new database at the schema before ratings, with ``games`` finished games
-    written as the service writes them (the action log's guard set aside while they
-    are written, for speed, and put back)."""
+def before_ratings(backend: Any) -> int:
+    """The backend's schema version before the ratings came (SQLite's 4, PostgreSQL's
+    3): the last one whose code did not know ``no_progress_draw`` either."""
+    return next(k for k, m in enumerate(backend.MIGRATIONS) if m.__name__.endswith(": ratings"))
+
+
+async def old_store(db: str | Path) -> Any:
+    """The store opened on a new database at the schema before ratings."""
     backend = _backend(db)
-    before = len(backend.MIGRATIONS) - 1
+    before = before_ratings(backend)
     saved = backend.MIGRATIONS, backend.SCHEMA_VERSION
     backend.MIGRATIONS, backend.SCHEMA_VERSION = saved[0][:before], before
     try:
-        store = await backend.Store.open(db)
+        return await backend.Store.open(db)
     finally:
         backend.MIGRATIONS, backend.SCHEMA_VERSION = saved
+
+
+async def old_database(db: str | Path, games: int, seed: int = 1) -> list[Stored]:
+    """A new database at the schema before ratings, with ``games`` finished games
+    written as the service then wrote them (the action log's guard set aside while
+    they are written, for speed, and put back)."""
+    backend = _backend(db)
+    store = await old_store(db)
     rng = random.Random(seed)
     stored: list[Stored] = []
     try:
         async with store.transaction() as tx:
-            guard = await _set_guard_aside(tx, backend is sqlite_store)
+            guard = await set_guard_aside(tx, backend is sqlite_store)
             for k in range(games):
                 chat, seats, game = random_game(k, rng)
-                stored.append(await _write(tx, chat, seats, game, 1_000_000.0 + k))
-            await _put_guard_back(tx, backend is sqlite_store, guard)
+                stored.append(await write_game(tx, chat, seats, game, 1_000_000.0 + k))
+            await put_guard_back(tx, backend is sqlite_store, guard)
     finally:
         await store.close()
     return stored
 
 
-async def _write(tx: Any, chat: int, seats: list[Seat], game: Game, now: float) -> Stored:
+def before_the_option(text: str) -> str:
+    """Stored rules, or a snapshot, as the code before ``no_progress_draw`` wrote them:
+    the option not named, no count of takes."""
+    data = json.loads(text)
+    if "rules" in data:  # a snapshot
+        data["rules"].pop("no_progress_draw")
+        data.pop("stall", None)
+    else:
+        data.pop("no_progress_draw")
+    return json_text(data)
+
+
+async def write_game(
+    tx: Any,
+    chat: int,
+    seats: list[Seat],
+    game: Game,
+    now: float,
+    previous: int | None = None,
+) -> Stored:
+    """A game played without ``no_progress_draw``, written as the service wrote it
+    before that option (finished if it is over, else running); what it is rated as."""
+    assert not game.rules.no_progress_draw
     await tx.upsert_chat(chat, "bench", now)
+    for s in seats:
+        if s.kind == HUMAN:
+            await tx.upsert_user(s.user_id, s.name, now)
     game_id = await tx.insert_game(
         chat,
         seats[0].user_id,
-        rules_json(game.rules),
+        before_the_option(rules_json(game.rules)),
         now,
+        previous_game_id=previous,
         seed="1",
         start=json_text(game.start),
-        snapshot=snapshot_text(game),
+        snapshot=before_the_option(snapshot_text(game)),
     )
     await tx.replace_seats(game_id, seats)
     await tx.executemany(
@@ -112,14 +158,86 @@ async def _write(tx: Any, chat: int, seats: list[Seat], game: Game, now: float) 
     await tx.execute(
         "UPDATE games SET version = $1 WHERE game_id = $2", (len(game.history), game_id)
     )
-    assert game.result is not None
+    if game.result is None:  # still running
+        return Stored(game_id, None)
     ending = Ending(PLAYED, game.result.losers, game.result.draw)
     assert await tx.end_game(game_id, RUNNING, FINISHED, ending, now)
     await tx.add_tallies(chat, tally_rows(tuple(seats), ending))
     return Stored(game_id, rated_games.rated_game(game_id, chat, now, seats, game, ending))
 
 
-async def _set_guard_aside(tx: Any, sqlite: bool) -> str:
+# ---- a group's history from before no_progress_draw (issue 33 item 1) -----------------
+
+TAKES = 114  # a timed-out table's takes in a row: the clock then always took
+
+
+def timed_out(game: Game, seat: int) -> Action:
+    """What the turn clock played before it learned to cover: the defender takes,
+    a thrower passes, the attacker opens with his lowest card."""
+    legal = game.legal_actions(seat)
+    if TAKE in legal:
+        return TAKE
+    if Pass() in legal:
+        return Pass()
+    opens = [a for a in legal if isinstance(a, Attack) and len(a.cards) == 1]
+    return min(opens, key=lambda a: (a.cards[0].rank, a.cards[0].suit))
+
+
+def seats_of(*k: int, people: Sequence[tuple[int, str]] | None = None) -> list[Seat]:
+    """Seats of the people ``k`` (by default the tests' ``user(k)``, ``NAMES[k]``)."""
+    who = people or [(user(p), NAMES[p]) for p in range(len(NAMES))]
+    return [Seat(s, *who[p], HUMAN) for s, p in enumerate(k)]
+
+
+def old_game(seats: list[Seat], seed: int, takes: int = 0, end: bool = True) -> Game:
+    """A game played without ``no_progress_draw`` (every game was): random moves, or
+    with ``takes`` a table that timed out until it had taken that many times in a row
+    without progress, then (``end``) played on by random moves to its end."""
+    game = Game.from_seed(Rules(no_progress_draw=False), [s.name for s in seats], seed)
+    rng = random.Random(seed)
+    while game.result is None and game.stall < takes:
+        seat = game.actors()[0]
+        game.apply(seat, timed_out(game, seat))
+    assert game.stall == takes
+    if end:
+        play_random(game, rng)
+    return game
+
+
+async def history_before_the_option(
+    db: Db,
+    chat: int = CHAT,
+    people: Sequence[tuple[int, str]] | None = None,
+    running: bool = True,
+) -> list[Stored]:
+    """A group's games as the code before ``no_progress_draw`` (the schema before
+    ratings) stored them: Ann, Bob and Dan play one game, then one in which the
+    table took 114 times in a row, then Dan, Cid and Ann play one more; a fourth,
+    the same timed-out table, is still running (if ``running``). ``people``: the
+    four ``(user id, name)`` to seat instead of the tests' own."""
+    store = await old_store(db)
+    three, other = seats_of(0, 1, 3, people=people), seats_of(3, 2, 0, people=people)
+    games = [
+        (three, old_game(three, 1)),
+        (three, old_game(three, 2, TAKES)),
+        (other, old_game(other, 3)),
+    ]
+    if running:
+        games.append((three, old_game(three, 4, TAKES, end=False)))
+    stored = []
+    try:
+        async with store.transaction() as tx:
+            guard = await set_guard_aside(tx, not is_pg(db))
+            for k, (seats, game) in enumerate(games):
+                previous = stored[-1].game_id if stored else None
+                stored.append(await write_game(tx, chat, seats, game, 2e9 + 60 * k, previous))
+            await put_guard_back(tx, not is_pg(db), guard)
+    finally:
+        await store.close()
+    return stored
+
+
+async def set_guard_aside(tx: Any, sqlite: bool) -> str:
     if sqlite:
         found = await tx.scalar(
             "SELECT sql FROM sqlite_master WHERE name = 'actions_follow_version'"
@@ -130,7 +248,7 @@ async def _set_guard_aside(tx: Any, sqlite: bool) -> str:
     return ""
 
 
-async def _put_guard_back(tx: Any, sqlite: bool, guard: str) -> None:
+async def put_guard_back(tx: Any, sqlite: bool, guard: str) -> None:
     if sqlite:
         await tx.execute(guard)
     else:

@@ -34,7 +34,18 @@ from durak.service.summary import summarize
 from durak.service.types import Ending, Seat
 from tests.dbaccess import Db, db_execute, db_rows
 
-from .helpers import CHAT, NAMES, lobby, play_again_all, play_out, started, user, with_service
+from .helpers import (
+    CHAT,
+    NAMES,
+    find_seed,
+    lobby,
+    play_again_all,
+    play_out,
+    started,
+    step,
+    user,
+    with_service,
+)
 
 MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
 
@@ -421,3 +432,187 @@ def test_damaged_standings_leave_the_game_unrated_but_finished(tmp_path: Path) -
     assert db_rows(db, "SELECT count(*) FROM rating_changes WHERE game_id = ?", (game_id,)) == [
         (0,)
     ]
+
+
+# ---- two AI seats of one level (issue 33 item 2) ---------------------------------------
+
+
+@pytest.mark.parametrize("durak_seat", [1, 2])
+def test_the_level_of_two_ai_seats_is_the_durak_if_either_is(durak_seat: int) -> None:
+    game = RatedGame(
+        3,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False),
+            Entrant(AI, "normal", 1 if durak_seat == 2 else 2, durak_seat == 1),
+            Entrant(AI, "normal", 2 if durak_seat == 2 else 1, durak_seat == 2),
+        ),
+    )
+    done = settle(game, {(AI, "normal"): Standing(streak=1, best=1)})
+    (level,) = [c for c in done.changes if c.level == "normal"]
+    assert level.durak and level.place == 2  # at the place of its last seat
+    standing = dict(done.standings)[(AI, "normal")]
+    assert (standing.games, standing.streak, standing.best) == (1, 0, 1)
+    mus = [mu for group in rate([[(MU, SIGMA)]] * 3, [0, 1, 2]) for mu, _ in group]
+    assert standing.mu == pytest.approx((mus[1] + mus[2]) / 2)  # the copies' mean, as before
+
+
+@pytest.mark.parametrize("durak_seat", [1, 2])
+def test_two_normal_ai_seats_either_the_durak_on_both_stores(db: Db, durak_seat: int) -> None:
+    """Ann and two `normal` AI seats play twice: Ann is the durak of the first game,
+    the AI seat ``durak_seat`` of the second. The level was the durak once: its
+    stored change, /stats's "1× durak", its streak and Ann's head-to-head say so."""
+
+    def durak(seat: int):  # type: ignore[no-untyped-def]
+        return lambda g: g.result is not None and g.result.losers == (seat,)
+
+    seeds = [find_seed(Rules(), 3, durak(seat)) for seat in (0, durak_seat)]
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        ended = []
+        for seed in seeds:
+            await lobby(s, 1)
+            for _ in range(2):
+                await s.add_ai(CHAT, "normal", user(0))
+            info = await s.start(CHAT, user(0), seed=seed)
+            result = await play_out(s, info, random.Random(seed))
+            assert result.ending.losers == ((0,) if not ended else (durak_seat,))
+            ended.append(result.game_id)
+        return ended, await s.group_stats(CHAT), await s.player_record(CHAT, user(0))
+
+    ended, stats, record = with_service(db, body)
+    rows = db_rows(
+        db,
+        "SELECT game_id, durak FROM rating_changes WHERE level = 'normal' ORDER BY game_id",
+    )
+    assert [(g, bool(d)) for g, d in rows] == [(ended[0], False), (ended[1], True)]
+    (level,) = [x for x in stats.lines if x.level == "normal"]
+    assert (level.games, level.duraks, level.streak, level.best) == (2, 1, 0, 1)
+    (ann,) = [x for x in stats.lines if x.user_id == user(0)]
+    assert (ann.games, ann.duraks, ann.streak) == (2, 1, 1)
+    assert record is not None
+    (meeting,) = record.meetings
+    assert meeting.other.level == "normal"
+    assert (meeting.games, meeting.mine, meeting.theirs) == (2, 1, 1)
+
+
+# ---- a knock-out's rated players by name (issue 33 item 3) -----------------------------
+
+
+def test_a_knock_outs_ratings_name_the_players_of_earlier_deals(
+    db: Db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last deal of a knock-out of four seats two players; its rating changes
+    rate all four, and come with the seats of the two knocked out before it, so its
+    recap and /history can name them."""
+    monkeypatch.setattr(series.secrets, "randbits", random.Random(104).getrandbits)
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 4, seed=5, sprint=True)
+        rng = random.Random(5)
+        while True:
+            result = await play_out(s, info, rng)
+            if result.next_game_id is None:
+                last = await s.game(result.game_id)
+                return last, (await s.game_ratings([last.game_id]))[last.game_id]
+            info = await s.game(result.next_game_id)
+
+    last, rated = with_service(db, body)
+    match = last.game.view(None).match
+    assert match.winner is not None and match.eliminated
+    assert {c.user_id for c in rated.changes} == {user(k) for k in range(4)}
+    here = {s.user_id for s in last.seats}
+    gone = {s.user_id: s.name for s in rated.earlier}
+    assert set(gone) == {user(k) for k in range(4)} - here
+    assert sorted(gone.values()) == sorted(set(match.eliminated) - set(last.game.players))
+    assert len(gone) == 2  # the final deal seats two of the four
+    assert sorted(gone.values()) == sorted(NAMES[k] for k in range(4) if user(k) not in here)
+
+
+# ---- achievements after a surrender or a /leave (issue 33 item 5) ----------------------
+
+
+def test_a_surrender_or_a_left_seat_earns_no_achievement_by_its_places() -> None:
+    """RULES-NOTES.md 82: a surrender's places tie the others (nobody went out first
+    by them); a seat its player left earns him nothing, though it counts for him."""
+    surrender = RatedGame(
+        4,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False),
+            Entrant(user(1), "", 1, True, flaky=True),
+            Entrant(user(2), "", 0, False),
+        ),
+        by_play=False,
+    )
+    assert settle(surrender, {}).feats == ()
+    left = RatedGame(
+        5,
+        CHAT,
+        0.0,
+        (
+            Entrant(user(0), "", 0, False, flaky=True),  # the AI played him out first
+            Entrant(AI, "hard", 1, False),
+            Entrant(user(2), "", 2, True),
+        ),
+        ((user(0), SIX), (user(2), CHAIN)),
+    )
+    done = settle(left, {(user(0), ""): Standing(streak=4)})
+    assert done.feats == ((user(2), CHAIN),)  # no first win, hard bot, streak, six for him
+    assert dict(done.standings)[(user(0), "")].streak == 5  # his seat's result still counts
+
+
+def test_a_surrender_before_anyone_went_out_earns_nobody_a_first_win(db: Db) -> None:
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=2)
+        await s.surrender(info.game_id, user(1))
+        return (await s.game_ratings([info.game_id]))[info.game_id]
+
+    rated = with_service(db, body)
+    assert rated.feats == ()
+    assert db_rows(db, "SELECT count(*) FROM achievements") == [(0,)]
+
+
+def test_after_a_surrender_whoever_went_out_first_by_play_has_it(db: Db) -> None:
+    """Four play until one of them goes out; then one still holding cards surrenders:
+    the one out first has his first win, the others (tied by the surrender) none."""
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 4, seed=7)
+        rng, version = random.Random(7), info.version
+        while True:
+            view = info.game.view(None)
+            out = [k for k, seat in enumerate(view.seats) if seat.out]
+            if out:
+                break
+            version = (await step(s, info, rng, version)).version
+        holding = next(k for k, seat in enumerate(view.seats) if not seat.out)
+        await s.surrender(info.game_id, info.seats[holding].user_id)
+        return out, (await s.game_ratings([info.game_id]))[info.game_id]
+
+    out, rated = with_service(db, body)
+    assert rated.feats == tuple((user(k), FIRST_WIN) for k in out)
+    assert db_rows(db, "SELECT user_id, feat FROM achievements ORDER BY user_id") == [
+        (user(k), FIRST_WIN) for k in out
+    ]
+
+
+def test_a_player_who_left_keeps_his_seats_result_but_not_its_achievements(db: Db) -> None:
+    """Bob /leaves at once; the AI (random moves here) plays his seat, which goes out
+    first: the result counts for his rating, the first win is nobody's."""
+    seed = find_seed(Rules(), 3, lambda g: summarize(g).out[0] == (1,))
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        info = await started(s, 3, seed=seed)
+        await s.hand_over(info.game_id, user(1))
+        result = await play_out(s, await s.game(info.game_id), random.Random(seed))
+        return (await s.game_ratings([result.game_id]))[result.game_id]
+
+    rated = with_service(db, body)
+    bob = next(c for c in rated.changes if c.user_id == user(1))
+    assert bob.place == 0 and not bob.durak and bob.after > bob.before
+    assert (user(1), FIRST_WIN) not in rated.feats
+    assert db_rows(db, "SELECT count(*) FROM achievements WHERE user_id = ?", (user(1),)) == [(0,)]
+    assert db_rows(db, "SELECT flaky FROM ratings WHERE user_id = ?", (user(1),)) == [(1,)]

@@ -9,7 +9,7 @@ import pytest
 
 from durak import Rules
 from durak.service import DEFAULT_PATH, GameService, InvalidSetting
-from tests.dbaccess import Db
+from tests.dbaccess import Db, db_execute, db_rows
 
 from .helpers import CHAT, lobby, run, user, with_service
 
@@ -44,6 +44,31 @@ def test_chat_settings_round_trip(db: Db) -> None:
         assert (await s.chat_settings(CHAT - 5)).rules == Rules()  # other chats untouched
 
     with_service(path, second)
+
+
+def test_settings_saved_before_no_progress_draw_play_with_it(db: Db) -> None:
+    """A group's settings name only what it changed; a group that saved its settings
+    before ``no_progress_draw`` existed never chose against it: its next game has it,
+    as its /settings menu shows, and that game's stored rules name it (RULES-NOTES.md
+    78), so a later change of the default leaves the game as it was played."""
+    with_service(db, lambda s: s.chat_settings(CHAT))  # the schema
+    db_execute(
+        db,
+        "INSERT INTO chats (chat_id, title, settings, updated_at) VALUES (?, 't', ?, 0)",
+        (CHAT, '{"transfer": true, "turn_timeout": 90}'),
+    )
+
+    async def body(s: GameService):  # type: ignore[no-untyped-def]
+        settings = await s.chat_settings(CHAT)
+        info = await s.create_lobby(CHAT, user(0), "Ann")
+        return settings, info
+
+    settings, info = with_service(db, body)
+    assert settings.rules == Rules(transfer=True) and settings.rules.no_progress_draw
+    assert settings.turn_timeout == 90
+    assert info.rules.no_progress_draw
+    stored = db_rows(db, "SELECT rules FROM games WHERE game_id = ?", (info.game_id,))
+    assert '"no_progress_draw":true' in stored[0][0]
 
 
 @pytest.mark.parametrize(

@@ -1,483 +1,302 @@
-// The table: one WebSocket, one state from the bot at a time, drawn whole.
-import { back, face, label, setLetters, suitSymbol } from "./cards.js";
+// The Mini App: one model, one connection, views that patch the page from the model.
+// The table is the one view today (body[data-view=table]); a lobby, a spectator's and a
+// replay view are views beside it, chosen by the message the bot sends.
+
+import { loadArt, setTexts } from "./cards.js";
+import { Connection } from "./net.js";
+import { TableView } from "./table.js";
 import * as tg from "./telegram.js";
 
 const $ = (id) => document.getElementById(id);
 const base = document.body.dataset.base || "";
-let T = {}; // the labels, in the player's language (from the bot)
-let state = null;
-let ws = null;
-let retry = 0;
-let closedForGood = false;
-let armed = null; // a hand card waiting for the attack card it should cover
-let picking = null; // the cards chosen for a several-card opening, or null
-let clockAt = 0;
-let clockTimer = null;
 
-function text(key, fallback) {
-  return T[key] || fallback || key;
-}
+// The one model: what the bot said last, and what the player is in the middle of.
+const model = {
+  texts: {},
+  state: null, // the last state shown (its version is the one the page shows)
+  armed: null, // a hand card whose options the page asks about (the panel's choice)
+  picking: null, // the cards chosen for a several-card opening, or null
+  lock: null, // the version a move was sent for: no other move until the next state
+  dragging: false, // a card is being dragged: a state that comes waits for the drop
+  deferred: null, // that state
+  active: true, // the page is in front (Telegram's activated / deactivated)
+  closed: false, // refused for good (no game, not a member): no reconnecting
+  fourColours: false,
+};
 
-// ---- the connection ------------------------------------------------------------------
+const app = {
+  model,
+  text(key, fallback) {
+    return model.texts[key] || fallback || key;
+  },
+  now: () => Date.now(),
+  offer() {
+    return model.state && model.state.offer ? model.state.offer : { cards: {}, actions: [], openings: [] };
+  },
+  optionsOf(card) {
+    const entry = app.offer().cards[card];
+    return entry ? entry.options : [];
+  },
+  mine() {
+    const o = app.offer();
+    return Boolean(model.state && !model.state.over && (Object.keys(o.cards).length || o.actions.length || model.state.slotsLive));
+  },
+  pickable(card) {
+    const chosen = model.picking || [];
+    const next = chosen.includes(card) ? chosen.filter((c) => c !== card) : [...chosen, card];
+    return next.length > 0 && app.offer().openings.some((o) => next.every((c) => o.cards.includes(c)));
+  },
 
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${scheme}://${location.host}${base}/ws`);
-  setConn(retry ? text("reconnecting", "Reconnecting…") : text("connecting", "Connecting…"));
-  ws.onopen = () => {
-    const hello = { init: tg.initData() };
-    const game = new URLSearchParams(location.search).get("game");
-    if (game && /^\d{1,15}$/.test(game)) hello.game = Number(game);
-    ws.send(JSON.stringify(hello));
-  };
-  ws.onmessage = (event) => {
-    let msg;
-    try {
-      msg = JSON.parse(event.data);
-    } catch (e) {
+  // ---- what the player does: the offer says what each card may do ----------------------
+
+  move(step) {
+    if (!model.state || model.lock !== null) return; // one move per state: a second tap waits
+    if (!net.send({ move: step, version: model.state.version })) return;
+    tg.haptic("light");
+    model.lock = model.state.version;
+    model.armed = null;
+    model.picking = null;
+    document.body.dataset.lock = "1";
+    view.refresh();
+  },
+  slot(index) {
+    const s = model.state;
+    if (!s || model.lock !== null) return;
+    if (!s.slotsLive) {
+      tg.haptic("error");
+      toast(app.text("notYourTurn"));
       return;
     }
-    if (msg.texts) {
-      T = msg.texts;
-      setLetters(T.ranks);
-    } else if (msg.state) {
-      retry = 0;
-      setConn("");
-      received(msg.state);
-    } else if (msg.error) {
-      refused(msg);
+    if (!net.send({ slot: index, version: s.version })) return;
+    tg.haptic("light");
+    model.lock = s.version;
+    document.body.dataset.lock = "1";
+    view.refresh();
+  },
+  tap(card) {
+    if (!model.state || model.lock !== null) return;
+    if (model.picking) {
+      if (!model.picking.includes(card) && !app.pickable(card)) {
+        tg.haptic("error");
+        return;
+      }
+      model.picking = model.picking.includes(card) ? model.picking.filter((c) => c !== card) : [...model.picking, card];
+      tg.haptic("select");
+      view.refresh();
+      return;
     }
-  };
-  ws.onclose = () => {
-    ws = null;
-    if (closedForGood) return;
-    document.body.dataset.state = "reconnecting";
-    setConn(text("reconnecting", "Connection lost: reconnecting…"));
-    retry += 1;
-    setTimeout(connect, Math.min(5000, 300 * 2 ** Math.min(retry, 5)));
-  };
+    const entry = app.offer().cards[card];
+    if (!entry) {
+      tg.haptic("error");
+      toast(app.mine() ? app.text("cannotPlay") : app.text("notYourTurn"));
+      return;
+    }
+    if (!entry.ask) {
+      app.move(entry.options[0].step);
+      return;
+    }
+    model.armed = model.armed === card ? null : card; // which one: the choice, or its target
+    tg.haptic("select");
+    view.refresh();
+  },
+  target(attack) {
+    if (!model.armed) return;
+    const option = app.optionsOf(model.armed).find((o) => o.covers === attack);
+    if (option) app.move(option.step);
+  },
+  pick() {
+    model.picking = [];
+    model.armed = null;
+    view.refresh();
+  },
+  back() {
+    model.armed = null;
+    model.picking = null;
+    view.refresh();
+  },
+  // A drag ended on the table (onto `attack`'s card, or anywhere on it): the state that
+  // came meanwhile is shown first, and the drop means what it means in that state.
+  dropped(card, attack, onTable) {
+    if (model.deferred) {
+      const next = model.deferred;
+      model.deferred = null;
+      received(next);
+    }
+    if (!card || model.lock !== null || (!attack && !onTable)) return;
+    const options = app.optionsOf(card);
+    const cover = attack ? options.find((o) => o.covers === attack) : null;
+    if (cover) app.move(cover.step);
+    else if (onTable) app.tap(card);
+  },
+};
+
+// The views: each draws the model on the page, patching its own elements; body[data-view]
+// names the one shown (a message of another kind, a lobby or a replay, chooses its own).
+const views = { table: new TableView(app) };
+let view = views.table;
+
+function showView(name) {
+  if (document.body.dataset.view !== name) document.body.dataset.view = name;
+  view = views[name];
 }
 
-function setConn(message) {
-  $("conn").textContent = message;
-  $("conn").hidden = !message;
-}
+// ---- messages from the bot ----------------------------------------------------------------
 
-function send(message) {
-  if (!ws || ws.readyState !== WebSocket.OPEN) return;
-  ws.send(JSON.stringify(message));
-}
-
-function move(step) {
-  if (!state) return;
-  tg.haptic("light");
-  armed = null;
-  picking = null;
-  send({ move: step, version: state.version });
-  document.body.dataset.sent = String(state.version);
+function received(next) {
+  if (model.dragging) {
+    model.deferred = next; // applied when the card is dropped
+    return;
+  }
+  const prev = model.state;
+  if (prev && prev.game === next.game && next.version < prev.version) return; // an old one
+  const changed = !prev || prev.version !== next.version || prev.game !== next.game;
+  const wasMine = app.mine();
+  model.state = next;
+  if (changed) {
+    model.armed = null;
+    model.picking = null;
+    hideToast(); // what it said was about the table before
+  }
+  if (model.lock !== null && (next.version > model.lock || next.game !== (prev && prev.game))) {
+    model.lock = null;
+    delete document.body.dataset.lock;
+  }
+  view.clockAt = app.now();
+  tg.playing(!next.over && next.you !== null);
+  if (!wasMine && app.mine()) tg.haptic("success"); // your turn
+  view.show(changed ? prev : next);
 }
 
 function refused(msg) {
-  if (["unauthorized", "no_game", "not_member", "too_many_connections", "flood"].includes(msg.error)) {
-    closedForGood = msg.error !== "flood";
+  if (["unauthorized", "no_game", "not_member", "too_many_connections"].includes(msg.error)) {
+    model.closed = true;
+    net.stop();
     document.body.dataset.state = "refused";
+  }
+  if (model.lock !== null) {
+    model.lock = null; // the move was refused: the next one may go
+    delete document.body.dataset.lock;
+    if (model.state) view.refresh();
   }
   tg.haptic("error");
   toast(msg.text || msg.error);
   document.body.dataset.refusal = msg.error;
 }
 
+function message(msg) {
+  if (msg.texts) {
+    model.texts = msg.texts;
+    setTexts(msg.texts);
+    if (msg.texts.lang) document.documentElement.lang = msg.texts.lang;
+    $("settings-button").setAttribute("aria-label", app.text("settings", "Settings"));
+    $("four-label").textContent = app.text("fourColours", "Four-colour deck");
+    $("settings-close").textContent = app.text("close", "Close");
+    $("seats").setAttribute("aria-label", app.text("players", "Players"));
+  } else if (msg.state) {
+    net.fine();
+    setConn("");
+    showView("table");
+    received(msg.state);
+  } else if (msg.error) {
+    refused(msg);
+  }
+}
+
+// ---- the toast: a refusal, out of the hand's way, gone when the table changes -----------
+
 let toastTimer = null;
-function toast(message) {
-  const el = $("toast");
-  el.textContent = message;
-  el.hidden = false;
+function toast(text) {
+  const node = $("toast");
+  node.textContent = text;
+  node.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (el.hidden = true), 3500);
+  toastTimer = setTimeout(hideToast, 3500);
 }
 
-// ---- what the player may do -------------------------------------------------------------
-
-function steps() {
-  return state ? state.legal.map((entry) => entry.step) : [];
+function hideToast() {
+  clearTimeout(toastTimer);
+  $("toast").hidden = true;
 }
 
-function singles(card) {
-  return steps().filter(
-    (s) =>
-      (s.do === "attack" && s.cards.length === 1 && s.cards[0] === card) ||
-      (["defend", "transfer", "lead", "beat"].includes(s.do) && s.card === card),
-  );
+function setConn(text) {
+  $("conn").textContent = text;
+  $("conn").hidden = !text;
 }
 
-function openings() {
-  return steps().filter((s) => s.do === "attack" && s.cards.length > 1);
-}
+// ---- the connection -----------------------------------------------------------------------
 
-function playable(card) {
-  return singles(card).length > 0 || openings().some((s) => s.cards.includes(card));
-}
+const scheme = location.protocol === "https:" ? "wss" : "ws";
+const net = new Connection(`${scheme}://${location.host}${base}/ws`, {
+  open() {
+    const hello = { init: tg.initData() };
+    const game = new URLSearchParams(location.search).get("game");
+    if (game && /^\d{1,15}$/.test(game)) hello.game = Number(game);
+    net.send(hello);
+  },
+  message,
+  down() {
+    model.lock = null;
+    delete document.body.dataset.lock;
+    document.body.dataset.state = "reconnecting";
+    setConn(app.text("reconnecting", "Connection lost: reconnecting…"));
+  },
+});
 
-function sameSet(a, b) {
-  return a.length === b.length && a.every((c) => b.includes(c));
-}
-
-function tap(card) {
-  if (picking) {
-    const next = picking.includes(card) ? picking.filter((c) => c !== card) : [...picking, card];
-    if (next.length && !openings().some((s) => next.every((c) => s.cards.includes(c)))) {
-      tg.haptic("error");
-      return;
-    }
-    picking = next;
-    tg.haptic("select");
-    draw();
+// Back in front (Telegram's activated, or the page visible again): the page asks for the
+// whole state, which may have moved on meanwhile; in the background it stops its clock.
+function active(on) {
+  if (model.active === on) return;
+  model.active = on;
+  document.body.dataset.active = on ? "1" : "0";
+  if (!on) {
+    clearInterval(view.clockTimer);
     return;
   }
-  const options = singles(card);
-  const hasSingleAttack = steps().some((s) => s.do === "attack" && s.cards.length === 1);
-  if (!options.length) {
-    if (!hasSingleAttack && openings().some((s) => s.cards.includes(card))) {
-      picking = [card]; // English: open with a pair, chosen card by card
-      tg.haptic("select");
-      draw();
-      return;
-    }
-    tg.haptic("error");
-    toast(state && state.legal.length ? text("cannotPlay") : text("notYourTurn"));
-    return;
-  }
-  if (options.length === 1) {
-    move(options[0]);
-    return;
-  }
-  armed = armed === card ? null : card; // cover which card, or transfer: tap the target
-  tg.haptic("select");
-  draw();
+  if (model.closed) return;
+  if (!net.send({ sync: model.state ? model.state.version : -1 })) net.wake();
+  if (model.state) view.tick();
 }
 
-function target(attack) {
-  if (!armed) return false;
-  const step = steps().find((s) => s.do === "defend" && s.card === armed && s.attack === attack);
-  if (step) move(step);
-  return Boolean(step);
+// ---- settings: a four-colour deck ------------------------------------------------------------
+
+function fourColours(on) {
+  model.fourColours = on;
+  document.body.classList.toggle("four-colours", on);
+  $("four").checked = on;
 }
 
-// ---- drawing ---------------------------------------------------------------------------
-
-function el(tag, cls, content) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (content !== undefined) node.textContent = content;
-  return node;
-}
-
-function received(next) {
-  const wasMine = state && state.legal.length > 0;
-  if (!state || state.version !== next.version || state.game !== next.game) {
-    armed = null;
-    picking = null;
-  }
-  state = next;
-  clockAt = Date.now();
-  if (!wasMine && state.legal.length && !state.over) tg.haptic("success");
-  draw();
-}
-
-function seatOrder() {
-  const n = state.seats.length;
-  const me = state.you;
-  const order = [];
-  for (let k = 0; k < n; k++) {
-    const i = me === null ? k : (me + 1 + k) % n;
-    if (i !== me) order.push(i);
-  }
-  return order;
-}
-
-function clockText() {
-  if (state.clock === null || state.clock === undefined || state.over) return "";
-  const left = Math.max(0, Math.round(state.clock - (Date.now() - clockAt) / 1000));
-  return `⏱ ${left}`;
-}
-
-function seatBox(i) {
-  const s = state.seats[i];
-  const box = el("div", "seat");
-  box.dataset.seat = String(i);
-  if (s.waiting || s.turn) box.classList.add("waiting");
-  if (s.out) box.classList.add("out");
-  const name = el("div", "name", (s.ai ? "🤖 " : "") + s.name);
-  const badges = el("div", "badges");
-  if (s.attacker) badges.append(el("span", "badge attack", "⚔️"));
-  if (s.defender) badges.append(el("span", "badge defend", "🛡"));
-  if (s.suit !== undefined) badges.append(el("span", `badge suit suit-${s.suit}`, s.suit ? suitSymbol(s.suit) : "–"));
-  if (s.team !== null && s.team !== undefined) badges.append(el("span", "badge", s.team === 0 ? "A" : "B"));
-  if (s.away) badges.append(el("span", "badge away", "🤖 " + text("away")));
-  if ((s.waiting || s.turn) && !state.over) {
-    const clock = el("span", "badge clock", clockText() || "⏳");
-    badges.append(clock);
-  }
-  const fan = el("div", "backs");
-  if (s.out) {
-    fan.append(el("span", "safe", text("out", "out")));
-  } else {
-    const shown = Math.min(s.cards, 8);
-    for (let k = 0; k < shown; k++) fan.append(back("mini"));
-    fan.append(el("span", "count", String(s.cards)));
-  }
-  box.append(name, badges, fan);
-  return box;
-}
-
-function drawMe() {
-  const me = $("me");
-  me.replaceChildren();
-  if (state.you === null) return;
-  const box = seatBox(state.you);
-  box.classList.add("mine");
-  box.querySelector(".backs").remove();
-  box.querySelector(".name").textContent = state.seats[state.you].name + " " + text("you", "(you)");
-  me.append(box);
-}
-
-function drawSeats() {
-  const seats = $("seats");
-  seats.replaceChildren(...seatOrder().map(seatBox));
-  seats.dataset.count = String(state.seats.length);
-}
-
-function drawDeck() {
-  const deck = $("deck");
-  deck.replaceChildren();
-  const trump = el("div", "trump-line");
-  trump.append(el("span", `suit-${state.trump || ""}`, suitSymbol(state.trump) || "?"));
-  deck.append(trump);
-  const pile = el("div", "stock");
-  if (state.trumpCard && (state.trumpInStock || state.family === "bout")) {
-    const card = face(state.trumpCard, "trump-card");
-    if (!state.trumpInStock) card.classList.add("gone");
-    pile.append(card);
-  } else if (state.outOfPlay) {
-    pile.append(face(state.outOfPlay, "trump-card"));
-  }
-  if (state.stock > (state.trumpInStock ? 1 : 0)) pile.append(back("stock-back"));
-  deck.append(pile);
-  deck.append(el("div", "count", `${text("stock", "Stock")}: ${state.stock}`));
-}
-
-function pairBox(attack, cover) {
-  const pair = el("div", "pair");
-  pair.dataset.attack = attack;
-  const a = face(attack, "on-table");
-  pair.append(a);
-  if (cover) pair.append(face(cover, "cover"));
-  const coverable = armed && !cover && steps().some((s) => s.do === "defend" && s.card === armed && s.attack === attack);
-  if (coverable) pair.classList.add("target");
-  pair.addEventListener("click", () => target(attack));
-  return pair;
-}
-
-function drawTable() {
-  const table = $("table");
-  table.replaceChildren();
-  table.classList.toggle("pile-game", state.family === "pile");
-  if (state.family === "pile") {
-    const cards = state.kind === "road" ? state.pile : state.pile.slice(-4);
-    const pile = el("div", "pile");
-    cards.forEach((c, k) => {
-      const card = face(c, "on-pile");
-      card.style.setProperty("--k", String(k));
-      pile.append(card);
-    });
-    if (!state.pile.length) pile.append(el("div", "empty", "—"));
-    table.append(pile, el("div", "count", `${text("pile", "Pile")}: ${state.pile.length}`));
-    return;
-  }
-  for (const [a, c] of state.table) table.append(pairBox(a, c));
-  if (!state.table.length) table.append(el("div", "empty", ""));
-  if (state.limit) table.dataset.limit = `${state.table.length}/${state.limit}`;
-}
-
-function drawDiscard() {
-  const box = $("discard");
-  box.replaceChildren();
-  if (state.discard) {
-    const heap = el("div", "heap");
-    heap.append(back("discard-back"));
-    box.append(heap);
-  }
-  box.append(el("div", "count", `${text("discard", "Discard")}: ${state.discard}`));
-  if (state.lastDiscard && state.lastDiscard.length) {
-    const last = el("div", "last");
-    last.title = text("lastDiscard");
-    last.append(el("span", "hint", text("lastDiscard") + ":"));
-    for (const [a, c] of state.lastDiscard) {
-      last.append(el("span", "mini-label", label(a) + (c ? "/" + label(c) : "")));
-    }
-    box.append(last);
-  }
-}
-
-function drawNotes() {
-  $("notes").replaceChildren(...state.notes.map((line) => el("div", "note", line)));
-  $("status").textContent = state.status || "";
-  $("title").textContent = state.title || "";
-  const shown = $("shown");
-  shown.replaceChildren();
-  for (const [seat, cards] of state.shownHands || []) {
-    const row = el("div", "shown-hand");
-    row.append(el("span", "hint", state.seats[seat].name + ":"));
-    for (const c of cards) row.append(face(c, "small"));
-    shown.append(row);
-  }
-  if (state.you === null) $("status").textContent = text("spectator") + " " + (state.status || "");
-  if (state.over) $("status").textContent = (state.status || "") + " · " + text("over");
-}
-
-function button(labelText, run, cls = "") {
-  const b = el("button", `action ${cls}`.trim(), labelText);
-  b.type = "button";
-  b.addEventListener("click", run);
-  return b;
-}
-
-function drawActions() {
-  const actions = [];
-  if (picking) {
-    const ready = openings().find((s) => sameSet(s.cards, picking));
-    if (ready) actions.push({ label: "▶️ " + picking.map(label).join(" "), run: () => move(ready), key: "play" });
-    actions.push({ label: "↩ " + text("back", "Back"), run: () => { picking = null; draw(); }, key: "back" });
-  } else {
-    if (armed) {
-      for (const s of singles(armed).filter((x) => x.do === "transfer")) {
-        actions.push({ label: text("transferWith").replace("{card}", label(armed)), run: () => move(s), key: "transfer" });
-      }
-    }
-    for (const entry of state.legal) {
-      if (entry.label) actions.push({ label: entry.label, run: () => move(entry.step), key: entry.step.do });
-    }
-    const single = steps().some((s) => s.do === "attack" && s.cards.length === 1);
-    if (single && openings().length && !state.table?.length) {
-      actions.push({ label: "🃏 " + text("several", "Several cards"), run: () => { picking = []; draw(); }, key: "several" });
-    }
-  }
-  const rest = tg.showButtons(actions);
-  $("actions").replaceChildren(
-    ...rest.map((a) => {
-      const b = button(a.label, a.run);
-      b.dataset.do = a.key;
-      return b;
-    }),
-  );
-}
-
-function drawHand() {
-  const hand = $("hand");
-  hand.replaceChildren();
-  if (state.you === null) return;
-  if (state.slots) {
-    state.slots.forEach((c, i) => {
-      const card = c ? face(c) : back();
-      card.classList.add("slot");
-      card.dataset.slot = String(i);
-      if (state.slotsLive) card.classList.add("legal");
-      else card.classList.add("dim");
-      card.addEventListener("click", () => {
-        if (!state.slotsLive) {
-          tg.haptic("error");
-          toast(text("notYourTurn"));
-          return;
-        }
-        tg.haptic("light");
-        send({ slot: i, version: state.version });
-      });
-      hand.append(card);
-    });
-  } else {
-    for (const c of state.hand) {
-      const card = face(c, "in-hand");
-      const lit = playable(c) || (picking && picking.includes(c));
-      card.classList.add(lit ? "legal" : "dim");
-      if (c === armed) card.classList.add("armed");
-      if (picking && picking.includes(c)) card.classList.add("chosen");
-      draggable(card, c);
-      hand.append(card);
-    }
-  }
-  hand.style.setProperty("--n", String(Math.max(1, hand.children.length)));
-}
-
-// A drag of a hand card onto the table: onto an attack card, it covers that one;
-// anywhere else on the table, it is a tap.
-function draggable(node, card) {
-  let start = null;
-  let ghost = null;
-  node.addEventListener("pointerdown", (e) => {
-    start = { x: e.clientX, y: e.clientY };
-    node.setPointerCapture(e.pointerId);
+function settings() {
+  const panel = $("settings");
+  $("settings-button").addEventListener("click", () => {
+    panel.hidden = !panel.hidden;
+    if (!panel.hidden) $("four").focus();
   });
-  node.addEventListener("pointermove", (e) => {
-    if (!start) return;
-    if (!ghost && Math.hypot(e.clientX - start.x, e.clientY - start.y) > 12) {
-      ghost = node.cloneNode(true);
-      ghost.classList.add("ghost");
-      document.body.append(ghost);
-      node.classList.add("lifted");
-    }
-    if (ghost) {
-      ghost.style.left = `${e.clientX - 28}px`;
-      ghost.style.top = `${e.clientY - 40}px`;
-    }
+  $("settings-close").addEventListener("click", () => {
+    panel.hidden = true;
+    $("settings-button").focus();
   });
-  const end = (e, cancelled) => {
-    if (!start) return;
-    const dragged = Boolean(ghost);
-    start = null;
-    if (ghost) ghost.remove();
-    ghost = null;
-    node.classList.remove("lifted");
-    if (cancelled) return;
-    if (!dragged) {
-      tap(card);
-      return;
-    }
-    const under = document.elementFromPoint(e.clientX, e.clientY);
-    const pair = under && under.closest(".pair");
-    if (pair) {
-      const step = steps().find((s) => s.do === "defend" && s.card === card && s.attack === pair.dataset.attack);
-      if (step) {
-        move(step);
-        return;
-      }
-    }
-    if (under && under.closest("#middle")) tap(card);
-  };
-  node.addEventListener("pointerup", (e) => end(e, false));
-  node.addEventListener("pointercancel", (e) => end(e, true));
+  $("four").addEventListener("change", (e) => {
+    fourColours(e.target.checked);
+    tg.saveSetting("four_colours", e.target.checked ? "1" : "0");
+  });
+  tg.loadSetting("four_colours").then((value) => fourColours(value === "1"));
 }
 
-function draw() {
-  if (!state) return;
-  document.body.dataset.state = state.over ? "over" : "ready";
-  document.body.dataset.version = String(state.version);
-  document.body.dataset.family = state.family;
-  document.body.classList.toggle("my-turn", state.legal.length > 0 || Boolean(state.slotsLive));
-  drawSeats();
-  drawMe();
-  drawDeck();
-  drawTable();
-  drawDiscard();
-  drawNotes();
-  drawActions();
-  drawHand();
-  clearInterval(clockTimer);
-  if (state.clock !== null && state.clock !== undefined && !state.over) {
-    clockTimer = setInterval(() => {
-      for (const c of document.querySelectorAll(".badge.clock")) c.textContent = clockText();
-    }, 1000);
-  }
+function orientation() {
+  const landscape = innerWidth > innerHeight && innerHeight < 560;
+  document.body.classList.toggle("landscape", landscape);
 }
 
-tg.start(draw);
-connect();
+orientation();
+window.addEventListener("resize", orientation);
+for (const each of Object.values(views)) each.mount();
+settings();
+tg.start({
+  theme: () => model.state && view.show(model.state),
+  back: () => (model.armed || model.picking ? app.back() : undefined),
+  active,
+});
+document.body.dataset.active = "1";
+loadArt(document.body.dataset.court);
+setConn(app.text("connecting", "Connecting…"));
+net.connect();

@@ -91,7 +91,7 @@ def _opt_card(value: Any) -> int:
 def _read(cls: type[PileGame], data: Any) -> PileGame:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise MalformedRecord(f"not a {FORMAT} document")
-    g = cls(Rules.from_dict(data["rules"]), data["players"])
+    g = cls(Rules.from_record(data["rules"]), data["players"])
     n = g.n
     suits = data["suits"]
     if not isinstance(suits, list) or len(suits) != n:

@@ -64,16 +64,19 @@ def fresh(players: tuple[str, ...]) -> Match:
 
 
 def read(value: Any, players: tuple[str, ...]) -> Match:
-    """A record's ``match`` field (VARIANTS.md 12.3); ``None`` is a first deal.
+    """A record's ``match`` field (VARIANTS.md 12.3); ``None`` is a first deal, and a
+    field left out means what 12.3 says (0 played, none knocked out, no wins).
     :class:`MalformedRecord` for a match naming other players, with more wins than
-    deals, ten deals played or more, or one already decided."""
+    deals, ten deals played or more, one already decided, or a knock-out that lists
+    more players knocked out than deals played."""
     if value is None:
         if len(players) == 2:
             return fresh(players)
         return Match(True)
     if not isinstance(value, dict):
         raise MalformedRecord("match must be an object")
-    if value.get("knockout", False) is True:
+    # "knockout": true is required with 2 players, optional with more (12.3)
+    if value.get("knockout") is True or ("knockout" not in value and len(players) > 2):
         if set(value) - {"knockout", "played", "eliminated"}:
             raise MalformedRecord("a knock-out match has no wins")
         played = value.get("played", 0)
@@ -84,6 +87,8 @@ def read(value: Any, players: tuple[str, ...]) -> Match:
             raise MalformedRecord("match.eliminated must be a list of names")
         if len(set(gone)) != len(gone) or set(gone) & set(players):
             raise MalformedRecord("match.eliminated names a player twice or one still playing")
+        if len(gone) > played:  # each deal knocks out one player at most
+            raise MalformedRecord("match.eliminated lists more players than deals played")
         return Match(True, played, eliminated=tuple(gone))
     if set(value) - {"played", "wins"} or "knockout" in value:
         raise MalformedRecord("a match is {played, wins} or {knockout: true}")

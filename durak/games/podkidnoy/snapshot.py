@@ -175,7 +175,7 @@ def _bool(value: Any) -> bool:
 def _read(cls: type[Podkidnoy], data: Any) -> Podkidnoy:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise MalformedRecord(f"not a {FORMAT} document")
-    game = cls(Rules.from_dict(data["rules"]), data["players"])
+    game = cls(Rules.from_record(data["rules"]), data["players"])
     n = game.n
     game.trump = int(parse_suit(data["trump"]))
     tc = data["trump_card"]

@@ -31,7 +31,7 @@ import aiohttp
 from tests.fake_telegram import FakeTelegram, RateLimits
 
 from ..harness import WEBAPP_PATH, Table, durak_of, free_port, running_bot
-from .client import init_data
+from .client import init_data, offered
 
 #: When the first move for a game's version was sent, and every move sent.
 SENT: dict[tuple[int, int], float] = {}
@@ -83,12 +83,12 @@ async def player(
                     pending.cancel()
                     pending = None
             newest = max(newest, version)
-            if state["over"] or not state["legal"] or acted == version:
+            if state["over"] or not offered(state) or acted == version:
                 continue
             acted = version
             # the pause is a task of its own: this page goes on reading meanwhile
             pending = asyncio.create_task(
-                press(ws, state, rng.choice(state["legal"])["step"], think * rng.uniform(0.5, 2.0))
+                press(ws, state, rng.choice(offered(state)), think * rng.uniform(0.5, 2.0))
             )
         if pending is not None:
             pending.cancel()

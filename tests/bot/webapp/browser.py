@@ -49,30 +49,81 @@ DARK = {
     "button_text_color": "#ffffff",
 }
 
-#: Telegram's script as far as the page uses it; it records the haptics asked for.
+#: Telegram's script as far as the page uses it (Bot API 9.0's, or an older client's with
+#: ``tgWebAppVersion`` in the fragment): it records what the page asked of it in
+#: ``window.__tg`` (haptics, calls) and lets a test fire Telegram's events
+#: (``window.__tg.fire("deactivated")``).
 STAND_IN = """
 (function () {
   const hash = new URLSearchParams(location.hash.slice(1));
   let theme = {};
   try { theme = JSON.parse(hash.get("tgWebAppThemeParams") || "{}"); } catch (e) {}
-  const haptics = (window.__haptics = []);
+  const version = hash.get("tgWebAppVersion") || "9.0";
+  const at = (v) => {
+    const a = version.split(".").map(Number), b = String(v).split(".").map(Number);
+    for (let i = 0; i < 2; i++) {
+      if ((a[i] || 0) !== (b[i] || 0)) return (a[i] || 0) > (b[i] || 0);
+    }
+    return true;
+  };
+  const haptics = [];
+  const calls = [];
+  const handlers = {};
+  const storage = {};
+  const record = (name) => (...args) => { calls.push(name); };
   const button = () => ({ setText() {}, onClick() {}, offClick() {}, show() {}, hide() {} });
-  window.Telegram = { WebApp: {
+  window.__haptics = haptics;
+  window.__tg = {
+    calls, storage,
+    fire(event) { for (const h of handlers[event] || []) h(); },
+    back: [],
+  };
+  const app = {
     initData: hash.get("tgWebAppData") || "",
+    version,
+    isVersionAtLeast: at,
     themeParams: theme,
     colorScheme: (theme.bg_color || "#fff").toLowerCase() === "#17212b" ? "dark" : "light",
     platform: "unknown",
     ready() { window.__ready = true; },
     expand() {},
-    onEvent() {},
+    onEvent(event, handler) { (handlers[event] = handlers[event] || []).push(handler); },
+    offEvent() {},
     MainButton: button(),
-    SecondaryButton: button(),
     HapticFeedback: {
       impactOccurred(s) { haptics.push("impact:" + s); },
       notificationOccurred(s) { haptics.push("notification:" + s); },
       selectionChanged() { haptics.push("select"); },
     },
-  } };
+  };
+  if (at("6.1")) {
+    app.setHeaderColor = record("setHeaderColor");
+    app.setBackgroundColor = record("setBackgroundColor");
+    app.BackButton = {
+      isVisible: false,
+      onClick(h) { window.__tg.back.push(h); },
+      offClick() {},
+      show() { this.isVisible = true; calls.push("BackButton.show"); },
+      hide() { this.isVisible = false; calls.push("BackButton.hide"); },
+    };
+  }
+  if (at("6.9")) {
+    app.CloudStorage = {
+      setItem(k, v, cb) {
+        storage[k] = v; calls.push("CloudStorage.setItem"); if (cb) cb(null, true);
+      },
+      getItem(k, cb) { cb(null, storage[k] || ""); },
+    };
+  }
+  if (at("7.7")) {
+    app.disableVerticalSwipes = record("disableVerticalSwipes");
+    app.enableVerticalSwipes = record("enableVerticalSwipes");
+  }
+  if (at("7.10")) {
+    app.setBottomBarColor = record("setBottomBarColor");
+    app.SecondaryButton = button();
+  }
+  window.Telegram = { WebApp: app };
 })();
 """
 
@@ -96,11 +147,17 @@ def chromium() -> str:
 
 
 def url(
-    port: int, init_data: str, game: int | None = None, theme: dict[str, str] | None = None
+    port: int,
+    init_data: str,
+    game: int | None = None,
+    theme: dict[str, str] | None = None,
+    version: str | None = None,
 ) -> str:
     query = f"?game={game}" if game is not None else ""
     fragment = "tgWebAppData=" + quote(init_data, safe="")
     fragment += "&tgWebAppThemeParams=" + quote(json.dumps(theme or LIGHT), safe="")
+    if version is not None:
+        fragment += "&tgWebAppVersion=" + version
     return f"http://127.0.0.1:{port}{WEBAPP_PATH}{query}#{fragment}"
 
 
@@ -151,8 +208,19 @@ class Player:
         return None if v is None else int(v)
 
 
-async def open_player(b: Any, link: str, width: int = 390, height: int = 780) -> Player:
-    context = await b.new_context(viewport={"width": width, "height": height})
+async def open_player(
+    b: Any,
+    link: str,
+    width: int = 390,
+    height: int = 780,
+    motion: str = "no-preference",
+    socket: Any = None,
+) -> Player:
+    """A page as Telegram opens it; ``socket``: a Playwright WebSocket route handler that
+    stands between the page and the bot (or stands in for the bot)."""
+    context = await b.new_context(
+        viewport={"width": width, "height": height}, reduced_motion=motion, has_touch=False
+    )
 
     async def route(r: Any) -> None:
         target = r.request.url
@@ -166,5 +234,7 @@ async def open_player(b: Any, link: str, width: int = 390, height: int = 780) ->
     await context.route("**/*", route)
     page = await context.new_page()
     player = Player(page)
+    if socket is not None:
+        await page.route_web_socket("**/ws", socket)
     await page.goto(link)
     return player

@@ -18,7 +18,17 @@ from bot.webapp import sign_init_data
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.models import Chat, User
 
-from ..harness import SCALE, WEBAPP_PATH, Table, free_port, running_bot
+from ..harness import SCALE, WEBAPP_PATH, WEBHOOK_PATH, Table, free_port, running_bot
+
+
+def offered(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every move the state offers its page (its cards' options, its buttons, its
+    several-card openings), as record steps."""
+    offer = state["offer"]
+    steps = [o["step"] for entry in offer["cards"].values() for o in entry["options"]]
+    steps += [a["step"] for a in offer["actions"]]
+    steps += [o["step"] for o in offer["openings"]]
+    return steps
 
 
 def init_data(server: FakeTelegram, user: User, start: str | None = None, **kw: Any) -> str:
@@ -83,16 +93,28 @@ class Game:
     app: Any
     game_id: int
     outsider: User
+    members: list[User] = field(default_factory=list)
 
 
 @asynccontextmanager
 async def a_game(
-    make_fake_telegram: Any, tmp_path: Any, players: int = 2, rules: str = "", **tweaks: object
+    make_fake_telegram: Any,
+    tmp_path: Any,
+    players: int = 2,
+    rules: str = "",
+    *,
+    webhook: bool = False,
+    settings: dict[str, Any] | None = None,
+    members: int = 0,
+    **tweaks: Any,
 ) -> AsyncIterator[Game]:
     """A running game of ``players`` (started in the private chat: they can get panels),
-    an outsider in the group, the Mini App on a free port. Its turn clock stands still
-    (a clock the test moves, never moved here): a page's player is never timed out by a
-    slow machine, the state's version moves only with the players' moves."""
+    an outsider (and ``members`` more) in the group, the Mini App on a free port; with
+    ``webhook``, updates come by the webhook, served on that port beside the Mini App (as
+    ``python -m bot`` serves both in webhook mode). ``settings``: more of the bot's Config.
+    Its turn clock stands still (a clock the test moves, never moved here): a page's
+    player is never timed out by a slow machine, the state's version moves only with the
+    players' moves."""
     from tests.clock import ManualClock
     from tests.fake_telegram import RateLimits
 
@@ -101,9 +123,19 @@ async def a_game(
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
     outsider = server.add_user("Outsider", started=True)
-    group = server.add_group("Friends", [*users, outsider], admins=[users[0]])
+    others = [server.add_user(f"Member{i}") for i in range(members)]
+    group = server.add_group("Friends", [*users, outsider, *others], admins=[users[0]])
     port = free_port()
-    async with running_bot(server, tmp_path / "durak.sqlite3", webapp_port=port, **tweaks) as app:
+    if webhook:
+        server.webhook_target = f"http://127.0.0.1:{port}/{WEBHOOK_PATH}"
+    async with running_bot(
+        server,
+        tmp_path / "durak.sqlite3",
+        webapp_port=port,
+        webhook_port=port if webhook else None,
+        settings=settings,
+        **tweaks,
+    ) as app:
         table = Table(server, group, [*users], random.Random(players))
         if rules:
             await users[0].send(group, f"/newgame {rules}")
@@ -114,4 +146,4 @@ async def a_game(
         await table.start()
         service = app.bot_data["durak"].service
         game_id = (await service.running_games())[0].game_id
-        yield Game(server, port, users, group, table, app, game_id, outsider)
+        yield Game(server, port, users, group, table, app, game_id, outsider, others)

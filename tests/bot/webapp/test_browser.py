@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 from typing import Any
 
 import pytest
@@ -189,8 +190,11 @@ async def test_a_blind_and_a_pile_game_on_two_pages(rules, make_fake_telegram, t
                 await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
             family = await pages[0].page.evaluate("document.body.dataset.family")
             if rules == "blind":
-                assert await pages[0].page.query_selector_all("#hand .slot")
-                assert await pages[0].page.query_selector_all("#shown .shown-hand .card")
+                assert await pages[0].page.query_selector_all("#hand button[data-slot]")
+                assert await pages[0].page.query_selector_all("#shown .shown-hand .small-card")
+                # each of the opponent's cards reads as its index: "J♥", never "J♥♥"
+                shown = await pages[0].page.inner_text("#shown")
+                assert shown.strip() and not re.search("[♠♥♦♣]{2}", shown.replace("\n", "")), shown
             else:
                 assert family == "pile"
             stop = asyncio.Event()
@@ -273,7 +277,7 @@ async def test_a_refusal_on_the_page_in_the_players_language(make_fake_telegram,
         async with browser() as b:
             p = await open_player(b, url(g.port, init_data(g.server, user), g.game_id))
             await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
-            card = (await p.page.query_selector_all("#hand .card.dim"))[0]
+            card = (await p.page.query_selector_all("#hand .card"))[0]
             await card.click(position={"x": 6, "y": 30})
             await p.page.wait_for_selector("#toast:not([hidden])", timeout=3000)
             shown = await p.page.inner_text("#toast")
@@ -281,4 +285,55 @@ async def test_a_refusal_on_the_page_in_the_players_language(make_fake_telegram,
                 assert shown == render.refusal("not_your_turn")
             assert "Колода" in await p.page.inner_text("#deck")
             assert (await service.game(g.game_id)).version == info.version
+    assert not errors.records
+
+
+@async_test
+async def test_a_page_in_the_background_catches_up_when_it_comes_back(
+    make_fake_telegram, tmp_path, errors
+):
+    """Telegram puts the page in the background (Bot API 8.0's ``deactivated``) and what
+    the bot sends it meanwhile is lost; the other player moves. Back in front
+    (``activated``) the page asks for the whole state and shows the game as it is now."""
+    async with a_game(make_fake_telegram, tmp_path, players=2, time_scale=1.0) as g:
+        service = durak_of(g.app).service
+        presenter = durak_of(g.app).presenter
+        info = await service.game(g.game_id)
+        actor = info.game.actors()[0]
+        idle = next(u for u in g.users if u.id != info.seats[actor].user_id)
+        asleep = asyncio.Event()
+        lost: list[str] = []
+
+        def socket(ws):
+            bot = ws.connect_to_server()
+
+            def down(message):
+                if asleep.is_set():
+                    lost.append(message)
+                else:
+                    ws.send(message)
+
+            bot.on_message(down)
+            ws.on_message(lambda message: bot.send(message))
+
+        async with browser() as b:
+            p = await open_player(
+                b, url(g.port, init_data(g.server, idle), g.game_id), socket=socket
+            )
+            await p.page.wait_for_selector("body[data-state=ready]", timeout=10000)
+            before = await p.version()
+            await p.page.evaluate("window.__tg.fire('deactivated')")
+            asleep.set()
+            game = (await service.game(g.game_id)).game
+            step = game.legal_actions(actor)[0]
+            await service.apply(g.game_id, info.seats[actor].user_id, step)
+            await presenter.changed(await service.game(g.game_id))
+            await g.server.wait_for(lambda: bool(lost), 10, what="a state the page did not get")
+            assert await p.version() == before
+            asleep.clear()
+            await p.page.evaluate("window.__tg.fire('activated')")
+            now = (await service.game(g.game_id)).version
+            assert await until(p, f"Number(document.body.dataset.version) === {now}", 5.0)
+            assert any('"sync"' in m for m in p.sent), p.sent
+            assert not [c for c in p.console if "error" in c.lower()], p.console
     assert not errors.records

@@ -11,7 +11,7 @@ from bot.webapp import sign_init_data
 from tests.fake_telegram.fixtures import async_test
 
 from ..harness import WEBAPP_PATH, durak_of
-from .client import a_game, init_data, page
+from .client import a_game, init_data, offered, page
 
 OTHER_TOKEN = "999999:ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"
 
@@ -27,7 +27,8 @@ async def test_a_seated_player_sees_his_own_hand_only(make_fake_telegram, tmp_pa
         game = (await service.game(g.game_id)).game
         async with page(g.port, {"init": init_data(g.server, g.users[0], str(g.game_id))}) as p:
             texts = await p.until("texts")
-            assert texts["texts"]["take"]
+            assert texts["texts"]["back"] and texts["texts"]["lang"] == "en"
+            assert texts["texts"]["cards"]["ranks"]["10"] == "ten"
             state = await p.state()
             assert state["you"] == 0 and state["game"] == g.game_id
             assert state["hand"] == [str(c) for c in game.hand(0)]
@@ -45,7 +46,7 @@ async def test_a_spectator_gets_the_public_view_and_a_stranger_nothing(
         start = str(g.game_id)
         async with page(g.port, {"init": init_data(g.server, g.outsider, start)}) as p:
             state = await p.state()
-            assert state["you"] is None and state["hand"] == [] and state["legal"] == []
+            assert state["you"] is None and state["hand"] == [] and offered(state) == []
             await p.send({"move": {"do": "take"}, "version": state["version"]})
             refusal = await p.until("error")
             assert refusal["error"] == "not_in_game"
@@ -109,11 +110,17 @@ async def test_malformed_oversized_and_another_seats_move(make_fake_telegram, tm
                 '{"slot": "x", "version": 0}',
                 '{"move": {"do": "take", "evil": 1}, "version": 0}',
                 '{"move": {"do": "attack", "cards": ["ZZ"]}, "version": 0}',
+                '{"sync": "5"}',
+                '{"sync": 5, "version": 5}',
+                '{"sync": 10000000000}',
+                '{"sync": [[[[[]]]]]}',
             ]:
                 await p.send(bad)
                 assert (await p.until("error"))["error"] == "bad_message", bad
             await p.send(json.dumps({"move": {"do": "take"}, "version": before, "pad": "x" * 5000}))
             assert (await p.until("error"))["error"] == "too_large"
+            await p.send({"sync": 0})  # a page back from the background: the state now
+            assert (await p.state())["version"] == before
             # the other seat's legal move, sent from this seat: the game refuses it
             await p.send({"move": other_move, "version": before})
             refusal = await p.until("error")
@@ -222,12 +229,12 @@ async def test_panels_rest_while_the_pages_are_open(make_fake_telegram, tmp_path
             before = [len(c.shown) for c in chats]
             for _ in range(12):
                 mover = next(
-                    (uid for uid, s in states.items() if s["legal"] and not s["over"]), None
+                    (uid for uid, s in states.items() if offered(s) and not s["over"]), None
                 )
                 if mover is None:
                     break
                 state = states[mover]
-                step = rng.choice(state["legal"])["step"]
+                step = rng.choice(offered(state))
                 await pages[mover].send({"move": step, "version": state["version"]})
                 for uid, p in pages.items():  # one new state on every page
                     states[uid] = await p.state()
@@ -269,4 +276,35 @@ async def test_the_panel_opens_the_page_and_the_table_links_to_the_main_app(
             10,
             what="the table's link to the Mini App",
         )
+    assert not errors.records
+
+
+@async_test
+async def test_a_page_move_takes_the_panels_step(make_fake_telegram, tmp_path, errors):
+    """A move on the page takes the panel's one step (bot/flows/moves.py): a seat the AI
+    played while he was away is his again with his move, and a seat whose player left is
+    refused with the panel's own words."""
+    from bot.ui import render
+
+    async with a_game(make_fake_telegram, tmp_path, players=2, time_scale=1.0) as g:
+        service = durak_of(g.app).service
+        info = await service.game(g.game_id)
+        actor = info.game.actors()[0]
+        user = next(u for u in g.users if u.id == info.seats[actor].user_id)
+        await service.hand_to_ai(g.game_id, actor)
+        assert (await service.game(g.game_id)).seats[actor].away
+        async with page(g.port, {"init": init_data(g.server, user)}) as p:
+            state = await p.state()
+            await p.send({"move": offered(state)[0], "version": state["version"]})
+            while (now := await p.state())["version"] == state["version"]:
+                pass  # his return is shown first (the 🤖 mark dropped), then his move
+            assert now["version"] == state["version"] + 1
+            assert not (await service.game(g.game_id)).seats[actor].away
+            await service.hand_over(g.game_id, user.id)  # (the flow would show it: not here)
+            await p.send({"move": {"do": "take"}, "version": state["version"]})
+            refusal = await p.until("error")
+            assert refusal == {"error": "left_game", "text": render.refusal("left_game")}
+            assert refusal["text"] == "You left this game: the AI plays your seat."
+            await p.send({"move": {"do": "fly"}, "version": state["version"]})
+            assert (await p.until("error"))["error"] in ("bad_message", "bad_action")
     assert not errors.records
