@@ -22,6 +22,7 @@ from telegram.ext import (
 from durak.service import RUNNING, DatabaseError, GameInfo, GameService, ServiceError
 
 from . import dbguard
+from .clock import MONOTONIC, WALL, Clock
 from .config import Config
 from .flows import Flows
 from .screens import pace
@@ -128,6 +129,8 @@ class DurakBot:
     sweep_every: float = 60.0
     lobby_idle: float = 15 * 60
     time_scale: float = 1.0  # tests: how much faster the turn clock runs
+    turn_clock: Clock = WALL  # the turn clock's time (tests: one they move themselves)
+    send_clock: Clock = MONOTONIC  # the outbox's (tests: the fake Bot API's too)
     drain_timeout: float = 5.0  # seconds the outbox may take to send what is queued at stop
     hurry: asyncio.Event | None = None  # set: stop draining now (a second stop signal)
     stop: asyncio.Event | None = None  # set: stop the bot (as a stop signal does)
@@ -215,7 +218,13 @@ class DurakBot:
 
     def _build(self, app: Application, service: GameService) -> Parts:  # type: ignore[type-arg]
         """Every part, in the order they need each other; nothing is started here."""
-        outbox = Outbox(app.bot, self.limits, on_posted=self._posted, on_forbidden=self._forbidden)
+        outbox = Outbox(
+            app.bot,
+            self.limits,
+            on_posted=self._posted,
+            on_forbidden=self._forbidden,
+            clock=self.send_clock,
+        )
         langs = Languages(service)
         ai = AiPool(self.hard_budget_ms)
         clock = functools.partial(
@@ -226,6 +235,7 @@ class DurakBot:
             away_delay=self.away_delay,
             ai_pause=self.ai_pause,
             time_scale=self.time_scale,
+            clock=self.turn_clock,
         )
         members = Members(functools.partial(chat_member, app.bot), clock=self.clock)
         pages = Registry(per_user=self.webapp_limits.per_user) if self.config.webapp_url else None
@@ -332,10 +342,13 @@ class DurakBot:
             log.warning("could not register the command menus: %s", e)
 
     async def resume(self, parts: Parts) -> None:
-        """After a restart: every running game's messages are known again and
-        refreshed, so old panels keep working and the game can be finished."""
+        """After a restart (or a standby's takeover): every running game's and open
+        lobby's messages are known again and refreshed, so old panels keep working,
+        the game can be finished, and a lobby goes on in its own message, showing
+        whoever joined while the process before could not show it any more."""
         games = await parts.service.running_games()
-        for info in games:
+        lobbies = await parts.service.open_lobbies()
+        for info in [*games, *lobbies]:
             for m in info.messages:
                 parts.outbox.remember(m.chat_id, place(m.kind, info.game_id), m.message_id)
         await parts.timers.resume(games)
@@ -344,8 +357,11 @@ class DurakBot:
             await parts.presenter.game(info.game_id, info)
         if games:
             log.info("resumed %d running games", len(games))
-        for info in await parts.service.suit_choices():  # own trumps: the clock runs on
-            await parts.presenter.changed(info)
+        for info in lobbies:
+            if info.suit_choice is None:
+                await parts.presenter.lobby(info)
+            else:  # own trumps: the clock runs on
+                await parts.presenter.changed(info)
 
     async def _posted(self, chat_id: int, place: str, message_id: int) -> None:
         parsed = parse_place(place)

@@ -18,7 +18,16 @@ from telegram.error import TelegramError
 from durak import Game, View
 from durak.actions import Action
 from durak.cards import Card
-from durak.service import FINISHED, LOBBY, PLAYED, RUNNING, GameInfo, GameService, Tally
+from durak.service import (
+    FINISHED,
+    LOBBY,
+    PLAYED,
+    RUNNING,
+    GameInfo,
+    GameService,
+    ServiceError,
+    Tally,
+)
 from durak.view import PileView
 
 from ..seats.timers import Changed, Show, TurnTimers
@@ -320,10 +329,23 @@ class Presenter:
     async def lobby(
         self, info: GameInfo, note: str = "", repost: bool = False, **fields: str
     ) -> None:
-        """Show the lobby; ``note`` is a message id (marked ``N_``), translated here
-        into the group's language and formatted with ``fields``."""
+        """Show the lobby as it is now; ``note`` is a message id (marked ``N_``),
+        translated here into the group's language and formatted with ``fields``.
+
+        The lobby is read again right before it is shown (nothing awaited in between):
+        shows then reach the outbox in the order of their reads, so a caller holding an
+        older state (the admin's /settings, a join handled beside another) never
+        overwrites a newer one (issue 33 item 8). A lobby closed meanwhile is shown by
+        whoever closed it, with why (``note``): a show without one is left out."""
+        lang = await self.langs.of_group(info.chat_id, info.creator_id)
+        try:
+            info = await self.service.game(info.game_id)
+        except ServiceError as e:  # the state in hand is still worth showing
+            log.warning("lobby %s shown as last read: %s", info.game_id, e.code)
+        if info.status != LOBBY and not note:
+            return
         creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
-        with language(await self.langs.of_group(info.chat_id, info.creator_id)):
+        with language(lang):
             self._lobby(info, creator, _(note).format(**fields) if note else "", repost)
         if self.live is not None:  # the pages open on it, each in its reader's language
             self.live.lobby(info, await self.titles.get(info.chat_id), note, fields)

@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from durak import Game
 from durak.actions import Action
 from durak.service import RUNNING, ChatSettings, GameInfo, GameService, ServiceError, StaleVersion
+
+from ..clock import WALL, Clock
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class TurnTimers:
         away_delay: float = 1.0,
         ai_pause: float = 1.2,
         time_scale: float = 1.0,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = WALL,
     ) -> None:
         self._service = service
         self._changed = changed
@@ -83,7 +84,7 @@ class TurnTimers:
         found = self._deadlines.get(game_id)
         if found is None or found[0] != version:
             return None
-        return max(0, math.ceil((found[1] - self._clock()) / self._scale))
+        return max(0, math.ceil((found[1] - self._clock.now()) / self._scale))
 
     def waited(self, game_id: int, version: int) -> float | None:
         """Seconds (the players' own) this version of the game has waited on its people
@@ -93,7 +94,7 @@ class TurnTimers:
         found = self._since.get(game_id)
         if found is None or found[0] != version:
             return None
-        return max(0.0, (self._clock() - found[1]) / self._scale)
+        return max(0.0, (self._clock.now() - found[1]) / self._scale)
 
     def last_timeouts(self, game_id: int) -> tuple[int, tuple[tuple[int, str], ...]] | None:
         """The game's last timeouts: (the version they led to, ((seat, what the bot did
@@ -187,7 +188,7 @@ class TurnTimers:
             self._start(info.game_id, lambda: self._act(info.game_id, version, stand_in, pause))
             return
         timeout = (await self._settings(info.chat_id)).turn_timeout
-        now = self._clock()
+        now = self._clock.now()
         if timeout is None:
             self._unclocked[info.game_id] = info.version
             if since is None or since[0] != info.version:  # (armed again: the wait goes on)
@@ -222,7 +223,7 @@ class TurnTimers:
         deadline = choice.deadline
 
         async def work() -> None:
-            await asyncio.sleep(max(0.0, (deadline - self._clock()) * self._scale))
+            await self._clock.sleep((deadline - self._clock.now()) * self._scale)
             try:
                 after = await self._service.choose_suit(info.game_id, user, None, turn)
             except ServiceError as e:  # chosen meanwhile, or the lobby is gone
@@ -264,11 +265,11 @@ class TurnTimers:
 
     async def _wait(self, info: GameInfo, deadline: float) -> None:
         for tick in TICKS:
-            delay = deadline - tick * self._scale - self._clock()
+            delay = deadline - tick * self._scale - self._clock.now()
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._clock.sleep(delay)
                 await self._show(info.game_id)
-        await asyncio.sleep(max(0.0, deadline - self._clock()))
+        await self._clock.sleep(deadline - self._clock.now())
         game = info.game
         assert game is not None
         await self._act(info.game_id, info.version, game.actors(), self._away_delay, timed_out=True)

@@ -165,8 +165,11 @@ class Metrics:
     waits: dict[int, Histogram] = field(default_factory=dict)  # priority -> queue wait
     # priority -> from the first show of the content to Telegram's answer (since start)
     shown: dict[int, Histogram] = field(default_factory=dict)
+    #: chat type -> edits not made: the message already showed that content
+    unchanged: Counter[str] = field(default_factory=Counter)
     total_calls: int = 0
     total_refused: int = 0
+    total_unchanged: int = 0
 
     def call(self, method: str, chat_id: int) -> None:
         self.calls[(method, chat_type(chat_id))] += 1
@@ -177,6 +180,10 @@ class Metrics:
         self.refused[key] += 1
         self.retry_after.setdefault(key, []).append(retry_after)
         self.total_refused += 1
+
+    def skipped(self, chat_id: int) -> None:
+        self.unchanged[chat_type(chat_id)] += 1
+        self.total_unchanged += 1
 
     def waited(self, priority: int, seconds: float) -> None:
         self.waits.setdefault(priority, Histogram()).add(seconds)
@@ -199,6 +206,9 @@ class Metrics:
             else:
                 line += ", 429: 0"
             lines.append(line)
+        if self.unchanged:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.unchanged.items()))
+            lines.append(f"outbox: edits not made, the message showed that already: {kinds}")
         for priority in sorted(self.waits, reverse=True):
             h = self.waits[priority]
             lines.append(
@@ -210,4 +220,5 @@ class Metrics:
         self.refused.clear()
         self.retry_after.clear()
         self.waits.clear()
+        self.unchanged.clear()
         return lines

@@ -13,12 +13,12 @@ Message texts may contain a player's hand: they are never logged at INFO or abov
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dtm
+import hashlib
 import heapq
 import itertools
+import json
 import logging
-import time
 import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -38,6 +38,7 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
+from ..clock import MONOTONIC, Clock
 from .budget import MODES, GlobalCap, Metrics
 from .request import BotApi, NotSent
 
@@ -170,6 +171,7 @@ class _Item:
     method: str = ""  # the Bot API method last tried (for the metrics of a failure)
     thread: int = 0  # the forum topic a new message goes to (message_thread_id); 0: none
     reply_to: int = 0  # a new message answers this message of the chat (0: none)
+    fingerprint: bytes = b""  # of the content as it goes out (set when it is rendered)
 
     @property
     def label(self) -> str:
@@ -235,7 +237,7 @@ class Outbox:
         *,
         on_posted: OnPosted | None = None,
         on_forbidden: OnForbidden | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = MONOTONIC,
     ) -> None:
         self._bot = bot
         self.api = BotApi(bot)  # also the handlers' way to answer a pressed button
@@ -245,6 +247,10 @@ class Outbox:
         self._clock = clock
         self._chats: dict[int, _Chat] = {}
         self._ids: dict[tuple[int, str], int] = {}
+        #: (chat, place) -> (its message id, the fingerprint of what Telegram confirmed it
+        #: shows): an edit to that same content is not made (issue 33 item 7). Unknown
+        #: after a failure, a restart or a remembered id: then the edit is made.
+        self._shown: dict[tuple[int, str], tuple[int, bytes]] = {}
         self._gone_topics: set[tuple[int, int]] = set()  # (chat, thread) that refused a post
         self._releasing: set[tuple[int, str]] = set()  # drop the id once the place is sent
         self._ready: list[tuple[int, int, int]] = []  # (-priority, head seq, chat id)
@@ -252,8 +258,8 @@ class Outbox:
         self._seq = itertools.count()
         self.cap = limits.cap()
         self.metrics = Metrics()
-        self._period_ends = clock() + limits.period
-        self._born = clock()  # cold_start: each chat's pace as if it had just sent then
+        self._period_ends = clock.now() + limits.period
+        self._born = clock.now()  # cold_start: each chat's pace as if it had just sent then
         self._held_back = False  # the cap made a ready send wait in this period
         self._global_ready_at = float("-inf")
         self._pending = 0
@@ -304,6 +310,16 @@ class Outbox:
         """Seed a place's message id (e.g. from the database after a restart)."""
         self._ids[(chat_id, place)] = message_id
 
+    @property
+    def requests_in_flight(self) -> int:
+        """Bot API requests started and not yet answered."""
+        return self._in_flight
+
+    @property
+    def is_idle(self) -> bool:
+        """Nothing queued, nothing in flight."""
+        return self._idle.is_set()
+
     def message_id(self, chat_id: int, place: str) -> int | None:
         return self._ids.get((chat_id, place))
 
@@ -324,7 +340,7 @@ class Outbox:
         ``thread`` (0: none). Content still queued for the place is replaced where it stands,
         keeping its position in the chat's queue."""
         item = _Item(
-            next(self._seq), place, text, markup, notify, priority, queued_at=self._clock()
+            next(self._seq), place, text, markup, notify, priority, queued_at=self._clock.now()
         )
         item.thread = thread
         self._show(chat_id, place, item)
@@ -332,6 +348,10 @@ class Outbox:
     def _show(self, chat_id: int, place: str, item: _Item) -> None:
         chat = self._chat(chat_id)
         queued = chat.places.get(place)
+        idle = queued is None and item.render is None and not self._place_pending(chat_id, place)
+        if idle and self._shows_already(chat_id, item):
+            self.metrics.skipped(chat_id)
+            return
         if queued is None:
             self._enqueue(chat, item)
         else:
@@ -359,7 +379,7 @@ class Outbox:
         item = _Item(
             next(self._seq), place, "", None, notify, priority, render=render, decide=decide
         )
-        item.queued_at = self._clock()
+        item.queued_at = self._clock.now()
         item.thread = thread
         self._show(chat_id, place, item)
 
@@ -377,7 +397,9 @@ class Outbox:
         answer to message ``reply_to``, 0: none), delivered in order with the chat's
         other items: pacing is per chat, as Telegram limits a group."""
         chat = self._chat(chat_id)
-        item = _Item(next(self._seq), None, text, markup, False, priority, queued_at=self._clock())
+        item = _Item(
+            next(self._seq), None, text, markup, False, priority, queued_at=self._clock.now()
+        )
         item.thread = thread
         item.reply_to = reply_to
         self._enqueue(chat, item)
@@ -395,7 +417,9 @@ class Outbox:
     ) -> None:
         """Queue a file (a game record), paced like any other message of the chat."""
         chat = self._chat(chat_id)
-        item = _Item(next(self._seq), None, caption, None, False, priority, queued_at=self._clock())
+        item = _Item(
+            next(self._seq), None, caption, None, False, priority, queued_at=self._clock.now()
+        )
         item.thread = thread
         item.document = (filename, content)
         self._enqueue(chat, item)
@@ -409,7 +433,7 @@ class Outbox:
         if self._place_pending(chat_id, place):
             self._releasing.add(key)
         else:
-            self._ids.pop(key, None)
+            self._drop_id(key)
             self._releasing.discard(key)
 
     def pending(self, chat_id: int, place: str) -> bool:
@@ -429,11 +453,11 @@ class Outbox:
             return
         if not self._place_pending(chat_id, place):
             self._releasing.discard((chat_id, place))
-            self._ids.pop((chat_id, place), None)
+            self._drop_id((chat_id, place))
 
     def forget(self, chat_id: int, place: str) -> None:
         """Drop the place: its queued content, its message id, and the id of a post in flight."""
-        self._ids.pop((chat_id, place), None)
+        self._drop_id((chat_id, place))
         self._releasing.discard((chat_id, place))
         chat = self._chats.get(chat_id)
         if chat is None:
@@ -445,6 +469,26 @@ class Outbox:
             self._remove(chat, queued)
             self._reschedule(chat)
             self._update_idle()
+
+    def _drop_id(self, key: tuple[int, str]) -> None:
+        self._ids.pop(key, None)
+        self._shown.pop(key, None)
+
+    def _shows_already(self, chat_id: int, item: _Item) -> bool:
+        """Whether sending ``item`` (its content made) would edit its place's message to
+        the content Telegram last confirmed it shows: Telegram would refuse that as
+        "message is not modified", and the refusal costs a request of the chat's budget.
+        A notification is a new post, never skipped; a message whose content the outbox
+        does not know (after a failure, a restart, an id remembered) is edited."""
+        if item.place is None or item.notify:
+            return False
+        key = (chat_id, item.place)
+        shown = self._shown.get(key)
+        if shown is None or shown[0] != self._ids.get(key):
+            return False
+        if not item.fingerprint:
+            item.fingerprint = _fingerprint(item)
+        return shown[1] == item.fingerprint
 
     async def idle(self, timeout: float | None = None) -> None:
         """Wait until nothing is queued or in flight; raises TimeoutError after ``timeout``."""
@@ -559,7 +603,7 @@ class Outbox:
 
     def _reschedule(self, chat: _Chat) -> None:
         """Index a chat after a change from outside the worker, and wake the worker if needed."""
-        if self._schedule(chat, self._clock()):
+        if self._schedule(chat, self._clock.now()):
             self._wake.set()
 
     def _schedule(self, chat: _Chat, now: float) -> bool:
@@ -626,11 +670,18 @@ class Outbox:
             chat = self._pop_ready()
             if chat is None:
                 return self._waiting[0][0] - now if self._waiting else None
-            self._dispatch(chat, now)
+            if not self._dispatch(chat, now):  # nothing went: the chat's next may go now
+                self._schedule(chat, now)
         return None  # every request place is taken; a finishing request wakes the worker
 
-    def _dispatch(self, chat: _Chat, now: float) -> None:
+    def _dispatch(self, chat: _Chat, now: float) -> bool:
+        """Start the chat's next item; False if it needs no request (the message already
+        shows its content, or its content could not be made), which spends no slot."""
         item = self._take_head(chat)
+        if not self._prepared(chat, item):
+            self._released(chat.chat_id, item.place)
+            self._update_idle()
+            return False
         chat.busy = item
         # GCRA, the token bucket as one number: a burst, then one send per interval
         slowed = 2.0 if now < chat.slow_until else 1.0
@@ -643,12 +694,33 @@ class Outbox:
         task = asyncio.create_task(self._deliver(chat, item), name=f"outbox:{chat.chat_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return True
+
+    def _prepared(self, chat: _Chat, item: _Item) -> bool:
+        """Make the item's content now, as it goes out (``show_later``), and ask whether
+        it notifies; False if it need not go (its message shows it already) or cannot (a
+        failure to make it is dropped like a failed request, the text not logged)."""
+        try:
+            if item.render is not None:
+                item.text, item.markup = item.render()
+                item.render = None
+            if item.decide is not None:  # at the moment the content was made, not before
+                item.notify = item.decide() or item.notify
+                item.decide = None
+            item.fingerprint = b"" if item.place is None else _fingerprint(item)
+            if self._shows_already(chat.chat_id, item):
+                self.metrics.skipped(chat.chat_id)
+                return False
+        except Exception as exc:
+            self._unexpected(chat, item, exc)
+            return False
+        return True
 
     async def _run(self) -> None:
         """The worker: start requests as the limits allow, sleep until the next may go."""
         while True:
             try:
-                now = self._clock()
+                now = self._clock.now()
                 if now >= self._period_ends:
                     self._period_over(now)
                 delay = self._pump(now)
@@ -667,7 +739,7 @@ class Outbox:
         self._period_ends = now + self._limits.period
         self._prune(now)
         metrics = self.metrics
-        if metrics.calls or metrics.refused or metrics.waits:
+        if metrics.calls or metrics.refused or metrics.waits or metrics.unchanged:
             for line in metrics.report(period, self.cap):
                 _LOGGER.info(line)
         before = self.cap.per_second
@@ -692,12 +764,7 @@ class Outbox:
             del self._chats[chat_id]
 
     async def _sleep(self, delay: float | None) -> None:
-        if delay is None:
-            await self._wake.wait()
-            return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await self._wake.wait()
+        await self._clock.wait(self._wake, delay)
 
     # ------------------------------------------------------------------ delivery
 
@@ -706,24 +773,20 @@ class Outbox:
         try:
             await self._perform(chat.chat_id, item)
             chat.forbidden = False
-            self.metrics.delivered(item.priority, self._clock() - item.queued_at)
+            self.metrics.delivered(item.priority, self._clock.now() - item.queued_at)
         except Exception as exc:  # every failure is classified; the outbox keeps running
+            if item.place is not None:  # what the message shows now is not known
+                self._shown.pop((chat.chat_id, item.place), None)
             await self._failed(chat, item, exc)
         finally:
             chat.busy = None
             self._in_flight -= 1
             self._released(chat.chat_id, item.place)
-            self._schedule(chat, self._clock())
+            self._schedule(chat, self._clock.now())
             self._update_idle()
             self._wake.set()
 
     async def _perform(self, chat_id: int, item: _Item) -> None:
-        if item.render is not None:  # a failure is dropped by _failed, the text not logged
-            item.text, item.markup = item.render()
-            item.render = None
-        if item.decide is not None:  # at the moment the content was made, not before
-            item.notify = item.decide() or item.notify
-            item.decide = None
         if item.place is None:
             await self._post(chat_id, item)
             return
@@ -731,10 +794,13 @@ class Outbox:
         previous = self._ids.get(key)
         if previous is not None and not item.notify:
             await self._edit(chat_id, previous, item)
+            if self._ids.get(key) == previous:  # what the message shows now
+                self._shown[key] = (previous, item.fingerprint)
             return
         message_id = await self._post(chat_id, item)
         if not item.forgotten:
             self._ids[key] = message_id
+            self._shown[key] = (message_id, item.fingerprint)
             await self._announce(chat_id, item.place, message_id)
         if previous is not None:
             await self._delete_quietly(chat_id, previous)
@@ -819,7 +885,7 @@ class Outbox:
             _LOGGER.debug("chat %s place %s: message gone, posting anew", chat.chat_id, item.place)
             key = (chat.chat_id, item.label)
             if self._ids.get(key) == exc.message_id:  # not replaced by remember() meanwhile
-                del self._ids[key]
+                self._drop_id(key)
             self._requeue(chat, item)
         elif isinstance(exc, Forbidden):
             await self._lost_access(chat)
@@ -855,12 +921,17 @@ class Outbox:
                 name,
                 exc.message,
             )
-        else:  # a bug; the traceback is for DEBUG only, as it might quote the text
-            name = type(exc).__name__
-            _LOGGER.warning(
-                "chat %s place %s: dropped after unexpected %s", chat.chat_id, item.label, name
-            )
-            _LOGGER.debug("unexpected outbox failure", exc_info=exc)
+        else:
+            self._unexpected(chat, item, exc)
+
+    def _unexpected(self, chat: _Chat, item: _Item, exc: Exception) -> None:
+        """A bug (in making the content, or here): the item is dropped; the traceback is
+        for DEBUG only, as it might quote the text."""
+        name = type(exc).__name__
+        _LOGGER.warning(
+            "chat %s place %s: dropped after unexpected %s", chat.chat_id, item.label, name
+        )
+        _LOGGER.debug("unexpected outbox failure", exc_info=exc)
 
     async def _lost_access(self, chat: _Chat) -> None:
         """Blocked or never started: queued items would fail too; tell the bot once a burst."""
@@ -879,7 +950,7 @@ class Outbox:
     def _refused(self, chat: _Chat, item: _Item, wait: float) -> None:
         """A 429: the chat goes at half its pace for a while (so its next sends do not meet
         another), and 429s in several chats at once are the bot-wide limit's."""
-        now = self._clock()
+        now = self._clock.now()
         self.metrics.refusal(item.method or "?", chat.chat_id, wait)
         chat.slow_until = now + wait + self._limits.slow_for
         if self.cap.refused(chat.chat_id, now):
@@ -917,7 +988,7 @@ class Outbox:
 
     def _pause(self, chat: _Chat, seconds: float) -> None:
         """Nothing more in this chat for ``seconds``, and then no burst: one at a time."""
-        chat.ready_at = max(chat.ready_at, self._clock() + seconds)
+        chat.ready_at = max(chat.ready_at, self._clock.now() + seconds)
         chat.paced_to = max(chat.paced_to, chat.ready_at + chat.tolerance)  # no burst after
 
 
@@ -926,18 +997,34 @@ class Outbox:
 _IDEMPOTENT = frozenset({"editMessageText", "deleteMessage"})
 
 
-def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:
-    """sendMessage / editMessageText parameters as the Bot API takes them."""
-    params = {
-        "chat_id": chat_id,
+def _content(item: _Item) -> dict[str, Any]:
+    """What a message shows, as the Bot API takes it: text, parse mode, link preview, buttons."""
+    content: dict[str, Any] = {
         "text": item.text,
         "parse_mode": "HTML",
         "link_preview_options": _NO_PREVIEW,
-        **more,
     }
     if item.markup is not None:
-        params["reply_markup"] = item.markup
-    return params
+        content["reply_markup"] = item.markup
+    return content
+
+
+def _message_params(chat_id: int, item: _Item, **more: Any) -> dict[str, Any]:
+    """sendMessage / editMessageText parameters as the Bot API takes them."""
+    return {"chat_id": chat_id, **_content(item), **more}
+
+
+def _fingerprint(item: _Item) -> bytes:
+    """A short digest of the item's content (all an edit could change), kept per place
+    instead of its text."""
+    encoded = json.dumps(_content(item), ensure_ascii=False, separators=(",", ":"), default=_dict)
+    return hashlib.blake2b(encoded.encode(), digest_size=16).digest()
+
+
+def _dict(value: object) -> Any:
+    if isinstance(value, InlineKeyboardMarkup):  # a keyboard made with PTB's classes
+        return value.to_dict()
+    raise TypeError(f"cannot encode a {type(value).__name__}")
 
 
 class _MessageGone(Exception):

@@ -988,7 +988,12 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
             gc.disable()
         conn.send("go")
         bot_cpu, own_cpu, busy = cpu_seconds(proc.pid or 0), time.process_time(), machine_busy()
-        stats0 = (server.stats.accepted, server.rate_limited_count(), server.limit_violations())
+        stats0 = (
+            server.stats.accepted,
+            server.rate_limited_count(),
+            server.limit_violations(),
+            server.not_modified_count(),
+        )
         bench.measuring = server.measuring = True
         began = time.perf_counter()
         players += [
@@ -1023,6 +1028,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         out["accepted"] = server.stats.accepted - stats0[0]
         out["rate_limited"] = server.rate_limited_count() - stats0[1]
         out["violations"] = server.limit_violations() - stats0[2]
+        out["not_modified"] = server.not_modified_count() - stats0[3]
         conn.send("stop")
         outbox = await _recv(conn, proc, BOT_STOP_TIMEOUT)
         out["shown"], out["cap"] = outbox["shown"], outbox["cap"]
@@ -1046,6 +1052,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
             await asyncio.to_thread(proc.join, 5)
         await server.stop()
     out["rate_limited_total"] = server.rate_limited_count()
+    out["not_modified_total"] = server.not_modified_count()
     out["server_errors"] = len(server.internal_errors)
     out["unanswered"] = bench.unanswered + len(server.unanswered_callbacks())
     (
@@ -1115,6 +1122,8 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
         f"sends+edits per applied action: {out['accepted'] / max(out['actions'], 1):.2f}",
         f"sends+edits a game a second: {per_game:.3f}; games one token carries at this pace"
         f" (30 sends+edits a second): {30 / per_game if per_game else float('inf'):.0f}",
+        f"edits refused as 'message is not modified': {out['not_modified']}"
+        f" (whole run: {out['not_modified_total']})",
         *page_lines(args, out),
         f"answered with a text (refused): {out['noted'] / max(out['presses'], 1):.1%} of presses",
         *(f"  {n} x {text!r}" for text, n in out["texts"]),

@@ -16,10 +16,11 @@ from bot.app import send_limits
 from bot.config import ConfigError, from_env
 from bot.transport.budget import GlobalCap, Histogram, Metrics
 from bot.transport.outbox import Outbox, SendLimits
+from tests.clock import idle, run_outbox
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
-from .test_outbox import running, texts
+from .test_outbox import on_a_clock, running, texts
 
 LOGGER = "bot.transport.outbox"
 LIFTED = {"private_burst": 10**6, "private_per_second": 1e6, "group_max": 10**6}
@@ -140,9 +141,12 @@ async def test_adaptive_finds_a_budget_of_60_a_second(
 ) -> None:
     """Telegram at 60/s bot-wide, the bot starting at 28/s: within three minutes it sends
     at 51/s or more, and fewer than 1 % of its requests are refused. Time here: rates and
-    windows run twice as fast (the server's limit is 60 per 0.5 s), a minute lasts 1.5 s."""
-    tg = await make_fake_telegram(
-        rate_limits=RateLimits(global_max=60, global_window=0.5, **LIFTED)  # type: ignore[arg-type]
+    windows run twice as fast (the server's limit is 60 per 0.5 s), a minute lasts 1.5 s,
+    on a clock the test moves (the outbox's and the server's): a request reaches the
+    server at the moment the outbox sent it, however busy the machine is."""
+    tg, clock = await on_a_clock(
+        make_fake_telegram,
+        RateLimits(global_max=60, global_window=0.5, **LIFTED),  # type: ignore[arg-type]
     )
     limits = SendLimits(
         group_interval=0,
@@ -154,12 +158,12 @@ async def test_adaptive_finds_a_budget_of_60_a_second(
         event_window=1.0,  # longer than the server's window: one overload, one halving
     )
     caps: list[tuple[float, float]] = []
-    async with running(tg, limits) as outbox:
+    async with running(tg, limits, clock=clock) as outbox:
         await keep_busy(outbox, tg, chats=150, each=40)
-        began = time.monotonic()
-        while (elapsed := time.monotonic() - began) < 4.5 * limits.period:
+        began = clock.now()
+        while (elapsed := clock.now() - began) < 4.5 * limits.period:
             caps.append((elapsed, outbox.cap.per_second))
-            await asyncio.sleep(0.02)
+            await run_outbox(clock, outbox, clock.now() + 0.02)
         stats = tg.stats
     within_three_minutes = [cap for at, cap in caps if at <= 3 * limits.period + 0.2]
     assert max(within_three_minutes) >= 2 * 51, caps[::10]
@@ -173,14 +177,15 @@ async def test_a_fixed_cap_of_28_never_exceeds_telegrams_30(
     make_fake_telegram: FakeTelegramFactory,
 ) -> None:
     scale = 0.25
-    tg = await make_fake_telegram(
-        rate_limits=RateLimits(enforce=False, **LIFTED).scaled(scale)  # type: ignore[arg-type]
+    tg, clock = await on_a_clock(
+        make_fake_telegram,
+        RateLimits(enforce=False, **LIFTED).scaled(scale),  # type: ignore[arg-type]
     )
     limits = SendLimits(group_interval=0, private_interval=0).scaled(scale)
     assert limits.global_mode == "fixed" and limits.global_per_second == 4 * 28
-    async with running(tg, limits) as outbox:
+    async with running(tg, limits, clock=clock) as outbox:
         await keep_busy(outbox, tg, chats=50, each=4)
-        await outbox.idle(10)
+        await idle(clock, outbox)
     assert tg.stats.accepted == 200
     assert tg.limit_violations() == 0 and tg.rate_limited_count() == 0
 
@@ -206,18 +211,18 @@ async def test_no_five_seconds_hold_more_than_five_sends_in_a_private_chat(
     """A player who must act now and then, and whose panel changes all the time: bursts for
     the urgent ones, but never six sends or edits in five seconds (time x0.3 here)."""
     scale = 0.3
-    tg = await make_fake_telegram(rate_limits=RateLimits.observe_only().scaled(scale))
+    tg, clock = await on_a_clock(make_fake_telegram, RateLimits.observe_only().scaled(scale))
     ann = tg.add_user("Ann", started=True)
-    async with running(tg, SendLimits().scaled(scale)) as outbox:
-        began = time.monotonic()
+    async with running(tg, SendLimits().scaled(scale), clock=clock) as outbox:
+        began = clock.now()
         k = 0
-        while time.monotonic() - began < 14 * scale:
+        while clock.now() - began < 14 * scale:
             k += 1
             outbox.show(ann.id, "panel:1", f"panel {k}")
             if k % 12 == 0:
                 outbox.show(ann.id, "panel:2", f"your move {k}", priority=3)
-            await asyncio.sleep(0.02)
-        await outbox.idle(10)
+            await run_outbox(clock, outbox, clock.now() + 0.02)
+        await idle(clock, outbox)
     at = [r.at for r in tg.requests() if r.method != "getMe" and r.status == 200]
     assert len(at) >= 10
     assert most_in_a_window(at, 5 * scale) <= 5
@@ -230,18 +235,20 @@ async def test_watchers_leave_the_last_send_of_the_window_to_the_actor(
     """After a run of panel refreshes for a player who watches, his turn still goes at
     once: the refreshes leave one send of the five-second window free."""
     scale = 0.2
-    tg = await make_fake_telegram(rate_limits=RateLimits.observe_only().scaled(scale))
+    tg, clock = await on_a_clock(make_fake_telegram, RateLimits.observe_only().scaled(scale))
     ann = tg.add_user("Ann", started=True)
     limits = SendLimits().scaled(scale)
-    async with running(tg, limits) as outbox:
+    async with running(tg, limits, clock=clock) as outbox:
         for k in range(6):  # refreshes, each sent as soon as the steady pace allows
             outbox.show(ann.id, "panel:1", f"watching {k}")
-            await tg.wait_for(lambda k=k: texts(tg, tg.private_chat(ann)) == [f"watching {k}"])
-        shown = time.monotonic()
+            await idle(clock, outbox)
+            assert texts(tg, tg.private_chat(ann)) == [f"watching {k}"]
+        shown = clock.now()
         outbox.show(ann.id, "panel:1", "your move", priority=3)
-        await tg.wait_for(lambda: texts(tg, tg.private_chat(ann)) == ["your move"], 5)
-        waited = time.monotonic() - shown
+        await idle(clock, outbox)
+        assert texts(tg, tg.private_chat(ann)) == ["your move"]
     at = [r.at for r in tg.requests() if r.method != "getMe"]
+    waited = at[-1] - shown
     assert most_in_a_window(at, limits.private_window_max * limits.private_interval) <= 5
     assert waited < 0.5 * limits.private_interval  # no pause: the burst and the window allow it
 
@@ -254,17 +261,17 @@ async def test_a_429_slows_the_chat_so_that_the_next_sends_pass(
     then that chat goes at half its pace, and no second 429 follows (time x0.2)."""
     scale = 0.2
     strict = RateLimits(private_burst=1, private_per_second=1 / 1.8).scaled(scale)
-    tg = await make_fake_telegram(rate_limits=strict)
+    tg, clock = await on_a_clock(make_fake_telegram, strict)
     ann, bob = tg.add_user("Ann", started=True), tg.add_user("Bob", started=True)
-    async with running(tg, SendLimits().scaled(scale)) as outbox:
-        began = time.monotonic()
+    async with running(tg, SendLimits().scaled(scale), clock=clock) as outbox:
+        began = clock.now()
         k = 0
-        while time.monotonic() - began < 2.5:  # the fake's retry_after is 1 s at the least
+        while clock.now() - began < 2.5:  # the fake's retry_after is 1 s at the least
             k += 1
             outbox.show(ann.id, "panel:1", f"your move {k}", priority=3)
             outbox.show(bob.id, "panel:1", f"watching {k}")
-            await asyncio.sleep(0.01)
-        await outbox.idle(10)
+            await run_outbox(clock, outbox, clock.now() + 0.01)
+        await idle(clock, outbox)
     for user in (ann, bob):  # Bob's panel, paced for one who watches, meets one too
         statuses = [r.status for r in tg.requests() if str(r.params.get("chat_id")) == str(user.id)]
         assert statuses.count(429) <= 1, (user.first_name, statuses)
@@ -280,17 +287,17 @@ async def test_a_429_slows_the_chat_so_that_the_next_sends_pass(
 async def test_every_period_the_outbox_logs_its_budget_without_texts(
     make_fake_telegram: FakeTelegramFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    tg = await make_fake_telegram(rate_limits=RateLimits().scaled(0.02))
+    tg, clock = await on_a_clock(make_fake_telegram, RateLimits().scaled(0.02))
     ann = tg.add_user("Ann", started=True)
     group = tg.add_group("Durak", [ann])
     caplog.set_level(logging.INFO, LOGGER)
     limits = replace(SendLimits().scaled(0.02), period=0.3)
-    async with running(tg, limits) as outbox:
+    async with running(tg, limits, clock=clock) as outbox:
         outbox.show(group.id, "table:1", "Ann holds 7♥ Q♠")
         outbox.show(ann.id, "panel:1", "your cards: 7♥ Q♠", priority=3)
         outbox.send(ann.id, "you hold 7♥")
-        await outbox.idle(5)
-        await asyncio.sleep(0.4)
+        await idle(clock, outbox)
+        await run_outbox(clock, outbox, clock.now() + 0.4)
     lines = [r.getMessage() for r in caplog.records if r.name == LOGGER]
     assert "outbox: bot-wide cap 1400/s (fixed)" in lines
     assert any(line.startswith("outbox: sendMessage private: ") for line in lines)

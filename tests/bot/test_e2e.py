@@ -9,6 +9,7 @@ import pytest
 
 from bot.ui import callbacks as cb
 from durak import Pass, game_from_record, replay
+from tests.clock import LoopbackClock
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 from tests.fake_telegram.models import Chat, User
@@ -55,9 +56,12 @@ def public_cards(record: dict) -> set[str]:
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 @async_test
 async def test_a_whole_game(players, make_fake_telegram: FakeTelegramFactory, tmp_path, errors):
-    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    # the group's limit judged at the moments the outbox sent (not a busy machine's later)
+    clock = LoopbackClock()
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE), clock=clock.now)
     users, group = friends(server, players)
-    async with running_bot(server, tmp_path / "durak.sqlite3") as app:
+    async with running_bot(server, tmp_path / "durak.sqlite3", send_clock=clock) as app:
+        clock.follow(durak_of(app).outbox)
         table = Table(server, group, users, random.Random(players))
         await table.open_lobby()
         await table.join_all()
@@ -90,6 +94,8 @@ async def test_a_whole_game(players, make_fake_telegram: FakeTelegramFactory, tm
     assert not server.unanswered_callbacks()
     assert server.rate_limited_count(group) == 0, "the bot ran into the group limit"
     assert server.limit_violations() == 0
+    # every edit changed something: none was refused (and paid for) as "not modified"
+    assert server.not_modified_count() == 0, server.not_modified
     assert not errors.records, [r.getMessage() for r in errors.records]
     assert table.presses > 0 and game_id > 0
 
@@ -120,6 +126,7 @@ async def test_a_whole_game_by_webhook(make_fake_telegram: FakeTelegramFactory, 
     assert server.webhook is not None and server.webhook.failed == 0
     assert server.webhook.delivered >= table.presses  # every press came by the webhook
     assert table.presses > 0 and not server.unanswered_callbacks()
+    assert server.not_modified_count() == 0, server.not_modified
     assert not table.leaks, table.leaks
     assert not errors.records, [r.getMessage() for r in errors.records]
 

@@ -15,6 +15,7 @@ from bot.flows import context
 from bot.flows.context import PENDING_MAX, Questions
 from bot.transport.outbox import Outbox, SendLimits
 from bot.transport.request import AiohttpRequest
+from tests.clock import ManualClock, idle
 from tests.fake_telegram import FakeTelegram, RateLimits
 from tests.fake_telegram.fixtures import FakeTelegramFactory, async_test
 
@@ -22,17 +23,24 @@ TOKEN = "123456789:" + "A" * 35
 
 
 async def sends(
-    server: FakeTelegram, limits: SendLimits, chat_id: int, count: int, kill: bool
+    server: FakeTelegram,
+    clock: ManualClock,
+    limits: SendLimits,
+    chat_id: int,
+    count: int,
+    kill: bool,
 ) -> None:
     """One bot process's outbox: ``count`` urgent messages to ``chat_id``; ``kill``: gone
-    the moment the last is sent (as kill -9), else once they are all delivered."""
+    the moment the last is sent (as kill -9), else once they are all delivered. Its
+    time and the server's are the test's clock: a request reaches the server at the
+    moment the outbox sent it, however busy the machine is."""
     bot = telegram.Bot(server.token, base_url=server.base_url, request=AiohttpRequest())
     async with bot as client:
-        outbox = Outbox(client, limits)
+        outbox = Outbox(client, limits, clock=clock)
         await outbox.start()
         for i in range(count):
             outbox.send(chat_id, f"message {i}", priority=2)
-        await outbox.idle(30)
+        await idle(clock, outbox)
         await outbox.stop(drain=not kill)
 
 
@@ -43,11 +51,12 @@ async def test_a_restarted_bot_does_not_burst_into_a_chat_the_last_one_just_used
     """Telegram's private-chat bucket (about one a second, a small burst) does not reset
     with the bot: the process killed had just spent it, and its successor's burst was
     refused (429). The bot's limits start each chat as if it had just sent."""
-    server = await make_fake_telegram(rate_limits=RateLimits())  # Telegram's pace, real time
+    clock = ManualClock()
+    server = await make_fake_telegram(rate_limits=RateLimits(), clock=clock.now)  # Telegram's
     user = server.add_user("Ann", started=True)
     # the process killed had run for long: its burst and pace as usual
-    await sends(server, SendLimits(), user.id, 5, kill=True)
-    await sends(server, send_limits(Config(token=TOKEN)), user.id, 3, kill=False)
+    await sends(server, clock, SendLimits(), user.id, 5, kill=True)
+    await sends(server, clock, send_limits(Config(token=TOKEN)), user.id, 3, kill=False)
     assert server.rate_limited_count() == 0
     assert len(server.messages(server.private_chat(user))) == 8
 

@@ -227,6 +227,12 @@ class BotApi:
             raise bad_request("message can't be edited")
         return message
 
+    def _not_modified(self, message: Message) -> ApiError:
+        """Telegram's answer to an edit that changes nothing, counted (each one is a
+        request the bot need not have made)."""
+        self.server.count_not_modified(message.chat)
+        return bad_request(NOT_MODIFIED)
+
     def _message_id(self, p: Params) -> int:
         return p.require_int("message_id", "message identifier is not specified")
 
@@ -531,7 +537,7 @@ def edit_message_text(api: BotApi, p: Params) -> JSON:
         message.reply_markup,
     )
     if unchanged:
-        raise bad_request(NOT_MODIFIED)
+        raise api._not_modified(message)
     api._rate_limit(message.chat)
     api.server.apply_edit(
         message,
@@ -558,7 +564,7 @@ def edit_message_caption(api: BotApi, p: Params) -> JSON:
         message.entities,
         message.reply_markup,
     ):
-        raise bad_request(NOT_MODIFIED)
+        raise api._not_modified(message)
     api._rate_limit(message.chat)
     api.server.apply_edit(
         message,
@@ -576,7 +582,7 @@ def edit_message_reply_markup(api: BotApi, p: Params) -> JSON:
     message = api._edit_target(p)
     markup = api._markup(p)
     if markup == message.reply_markup:
-        raise bad_request(NOT_MODIFIED)
+        raise api._not_modified(message)
     api._rate_limit(message.chat)
     api.server.apply_edit(
         message,

@@ -6,7 +6,7 @@ from typing import Any
 
 NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly "
-    "the same as a content and reply markup of the current message"
+    "the same as a current content and reply markup of the message"
 )
 QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
 GET_UPDATES_CONFLICT = (

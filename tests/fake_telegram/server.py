@@ -13,10 +13,11 @@ What it fakes
     downloads under ``base_file_url``), editMessageText/Caption/ReplyMarkup, deleteMessage(s),
     answerCallbackQuery, getChat, getChatMember, getChatAdministrators, getChatMemberCount,
     pin/unpin(All)ChatMessage(s), leaveChat, sendChatAction and a few stored settings.
-    Telegram behaviours: per-chat message ids, edit history, "message is not modified",
-    deleted messages, 403 for users who never started or blocked the bot, group privacy
-    mode, text/caption/callback/keyboard limits, callback answer timeout, flood limits
-    (see :mod:`tests.fake_telegram.ratelimit`), group-to-supergroup migration.
+    Telegram behaviours: per-chat message ids, edit history, "message is not modified"
+    (Telegram's words, counted per chat: ``not_modified_count``), deleted messages, 403 for
+    users who never started or blocked the bot, group privacy mode, text/caption/callback/
+    keyboard limits, callback answer timeout, flood limits (see
+    :mod:`tests.fake_telegram.ratelimit`), group-to-supergroup migration.
 
 What it does not fake
     Inline mode, payments, media other than documents, Markdown parse
@@ -137,6 +138,8 @@ class FakeTelegram:
         self._unanswered: dict[str, CallbackPress] = {}
         self.late_callback_answers = 0
         self.repeated_callback_answers = 0
+        #: Edits refused as "message is not modified", per chat id.
+        self.not_modified: Counter[int] = Counter()
         self.request_counts: Counter[str] = Counter()
         self._requests: dict[str, list[RequestRecord]] = {}
         self.internal_errors: list[str] = []
@@ -483,6 +486,13 @@ class FakeTelegram:
         """How many 429 answers the bot got (in ``chat``, or in total)."""
         return (chat.stats if chat else self.limiter.total).rate_limited
 
+    def not_modified_count(self, chat: Chat | None = None) -> int:
+        """How many edits (in ``chat``, or in total) changed nothing and were refused as
+        "message is not modified": each was a request the bot need not have made."""
+        if chat is not None:
+            return self.not_modified[chat.id]
+        return sum(self.not_modified.values())
+
     def limit_violations(self, chat: Chat | None = None) -> int:
         """Sends/edits accepted beyond a limit (0 by construction when limits are enforced)."""
         if chat is not None:
@@ -610,6 +620,9 @@ class FakeTelegram:
         message.edit_date = _now()
         message.history.append(message.snapshot())
         self._record_shown(message)
+
+    def count_not_modified(self, chat: Chat) -> None:
+        self.not_modified[chat.id] += 1
 
     def mark_deleted(self, message: Message) -> None:
         message.deleted = True

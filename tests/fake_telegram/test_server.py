@@ -168,7 +168,7 @@ async def test_not_modified_and_deleted_messages(fake_telegram: FakeTelegram) ->
         sent = await bot.send_message(
             group.id, "<i>same</i>", parse_mode="HTML", reply_markup=keyboard("a")
         )
-        with pytest.raises(BadRequest, match="Message is not modified"):
+        with pytest.raises(BadRequest) as refused:
             await bot.edit_message_text(
                 "<i>same</i>",
                 group.id,
@@ -176,10 +176,15 @@ async def test_not_modified_and_deleted_messages(fake_telegram: FakeTelegram) ->
                 parse_mode="HTML",
                 reply_markup=keyboard("a"),
             )
+        assert refused.value.message == (  # Telegram's words (PTB capitalises the first)
+            "Message is not modified: specified new message content and reply markup are"
+            " exactly the same as a current content and reply markup of the message"
+        )
         with pytest.raises(BadRequest, match="Message is not modified"):
             await bot.edit_message_reply_markup(
                 group.id, sent.message_id, reply_markup=keyboard("a")
             )
+        assert tg.not_modified_count(group) == tg.not_modified_count() == 2
         await bot.edit_message_text(
             "<i>same</i>", group.id, sent.message_id, parse_mode="HTML", reply_markup=keyboard("b")
         )  # markup differs: allowed

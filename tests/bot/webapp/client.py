@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -118,8 +119,14 @@ async def a_game(
     """A running game of ``players`` (started in the private chat: they can get panels),
     an outsider (and ``members`` more) in the group, the Mini App on a free port; with
     ``webhook``, updates come by the webhook, served on that port beside the Mini App (as
-    ``python -m bot`` serves both in webhook mode). ``settings``: more of the bot's Config."""
+    ``python -m bot`` serves both in webhook mode). ``settings``: more of the bot's Config.
+    Its turn clock stands still (a clock the test moves, never moved here): a page's
+    player is never timed out by a slow machine, the state's version moves only with the
+    players' moves."""
+    from tests.clock import ManualClock
     from tests.fake_telegram import RateLimits
+
+    tweaks.setdefault("turn_clock", ManualClock(time.time()))
 
     server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
     users = [server.add_user(f"Player{i}", started=True) for i in range(players)]
