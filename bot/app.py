@@ -25,7 +25,6 @@ from . import dbguard
 from .clock import MONOTONIC, WALL, Clock
 from .config import Config
 from .flows import Flows
-from .screens import pace
 from .screens.languages import Languages
 from .screens.presenter import Presenter, Titles, parse_place, place
 from .seats.ai_pool import HARD_BUDGET_MS, AiPool
@@ -144,7 +143,7 @@ class DurakBot:
     clock: Callable[[], float] = time.monotonic
     #: The seconds of the group's table pace and of the phrases' 3 s, and sleeping on them:
     #: tests give one they move by hand.
-    pace_clock: pace.Clock = pace.SYSTEM
+    pace_clock: Clock = MONOTONIC
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     #: Built in ``post_init``; ``None`` before it and once the database is closed.

@@ -16,30 +16,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-__all__ = ["EVERY", "SYSTEM", "Clock", "TablePace"]
+from ..clock import MONOTONIC, Clock
+
+__all__ = ["EVERY", "TablePace"]
 
 log = logging.getLogger(__name__)
 
 #: The fewest seconds between two edits of a paced table (bar start, end, going out).
 EVERY = 15.0
-
-
-class Clock:
-    """Monotonic seconds, and sleeping on them: the real one by default (``SYSTEM``);
-    a test's own clock moves only when the test says so."""
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-SYSTEM = Clock()
 
 
 @dataclass
@@ -60,7 +47,10 @@ class TablePace:
     last edit may be shown: the presenter shows the game then, and is asked again."""
 
     def __init__(
-        self, again: Callable[[int], Awaitable[None]], clock: Clock = SYSTEM, every: float = EVERY
+        self,
+        again: Callable[[int], Awaitable[None]],
+        clock: Clock = MONOTONIC,
+        every: float = EVERY,
     ) -> None:
         self._again = again
         self._clock = clock

@@ -30,6 +30,7 @@ from durak.service import (
 )
 from durak.view import PileView
 
+from .. import clock as clocks
 from ..seats.timers import Changed, Show, TurnTimers
 from ..transport.outbox import ANSWER, Outbox
 from ..ui import callbacks as cb
@@ -228,7 +229,7 @@ class Presenter:
         live: Live | None = None,
         webapp_url: str | None = None,
         webapp_link: str | None = None,
-        time: pace.Clock = pace.SYSTEM,
+        time: clocks.Clock = clocks.MONOTONIC,
     ) -> None:
         """``clock``: the turn clock, made here as it shows what it decides (none: no
         clock, as in tests of the screens alone); ``live``: the Mini App's open pages;

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from durak.actions import action_from_step
 from durak.service import CANCELLED, FINISHED, LOBBY, RUNNING, GameInfo, GameService, ServiceError
 
+from ..clock import MONOTONIC, Clock
 from ..flows.moves import Move, Moves, Refused, Seated
 from ..flows.seating import Seating
-from ..screens import pace
 from ..ui import callbacks as cb
 from ..ui import render
 from ..ui.callbacks import Slot
@@ -58,7 +58,7 @@ class Bridge:
         registry: Registry,
         member: Member,
         reachable: Reachable | None = None,
-        clock: pace.Clock = pace.SYSTEM,
+        clock: Clock = MONOTONIC,
     ) -> None:
         self.service = service
         self.presenter = presenter

@@ -18,7 +18,6 @@ from telegram.ext import Application
 
 from bot.app import DurakBot, build_application
 from bot.config import Config
-from bot.screens.pace import Clock
 from bot.transport.outbox import SendLimits
 from bot.transport.runner import ALLOWED_UPDATES, WEBHOOK_CONNECTIONS
 from bot.transport.webhook import WebhookServer
@@ -44,30 +43,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-class ManualClock(Clock):
-    """A clock that moves only when the test says (``advance``): the group table's pace
-    and the phrases' 3 s, with verdicts that never depend on the machine's speed."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.at = start
-        self._moved = asyncio.Condition()
-
-    def now(self) -> float:
-        return self.at
-
-    async def sleep(self, seconds: float) -> None:
-        until = self.at + max(0.0, seconds)
-        async with self._moved:
-            await self._moved.wait_for(lambda: self.at >= until)
-
-    async def advance(self, seconds: float) -> None:
-        self.at += seconds
-        async with self._moved:
-            self._moved.notify_all()
-        for _ in range(10):  # the sleepers it woke run their next steps
-            await asyncio.sleep(0)
 
 
 class ErrorLog(logging.Handler):

@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 
 from bot.webapp import sign_init_data
+from tests.clock import ManualClock
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.models import Chat, User
 
@@ -22,7 +23,6 @@ from ..harness import (
     SCALE,
     WEBAPP_PATH,
     WEBHOOK_PATH,
-    ManualClock,
     Table,
     free_port,
     running_bot,
@@ -123,7 +123,6 @@ async def a_game(
     Its turn clock stands still (a clock the test moves, never moved here): a page's
     player is never timed out by a slow machine, the state's version moves only with the
     players' moves."""
-    from tests.clock import ManualClock
     from tests.fake_telegram import RateLimits
 
     tweaks.setdefault("turn_clock", ManualClock(time.time()))

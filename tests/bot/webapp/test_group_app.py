@@ -240,10 +240,10 @@ async def test_a_phrase_shows_on_every_page_at_most_one_each_3_seconds_never_in_
             }
             assert (await dan.until("said"))["said"]["text"] == "I take"
             assert (await ann.until("said"))["said"]["phrase"] == "take"
-            await g.clock.advance(2.9)
+            await g.clock.forward(2.9)
             await ann.send({"say": "hurry"})  # a flood: the second within 3 s
             assert (await ann.until("error"))["error"] == "too_fast"
-            await g.clock.advance(0.1)
+            await g.clock.forward(0.1)
             await ann.send({"say": "thumbs"})
             assert (await cid.until("said"))["said"]["text"] == "👍"
             texts = " ".join(m.plain_text or "" for m in g.table.bot_messages(g.group))
@@ -409,7 +409,7 @@ async def test_a_page_only_games_table_goes_at_a_spectators_pace(
             # once a bout ended unshown, 15 s on the clock show it
             await _until(lambda: presenter.pace.behind(game_id) and _bout(presenter, game_id) > 1)
             before = len(message.history)
-            await g.clock.advance(15.0)
+            await g.clock.forward(15.0)
             await _until(lambda: len(message.history) > before)
             await asyncio.gather(*players)
         info = await service.game(game_id)
