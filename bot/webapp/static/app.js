@@ -3,6 +3,7 @@
 // replay view are views beside it, chosen by the message the bot sends.
 
 import { loadArt, setTexts } from "./cards.js";
+import { $ } from "./dom.js";
 import { Extras } from "./extras.js";
 import { LobbyView } from "./lobby.js";
 import { Connection } from "./net.js";
@@ -10,7 +11,6 @@ import { ReplayView } from "./replay.js";
 import { TableView } from "./table.js";
 import * as tg from "./telegram.js";
 
-const $ = (id) => document.getElementById(id);
 const base = document.body.dataset.base || "";
 
 // The one model: what the bot said last, and what the player is in the middle of.

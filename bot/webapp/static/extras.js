@@ -2,21 +2,10 @@
 // every page for 3 s; the bot lets a player say one every 3 s), and what the end offers a
 // player (Play again, the replay) and a running game (leave it: the AI plays his seat).
 
-const $ = (id) => document.getElementById(id);
+import { $, el, setText } from "./dom.js";
 
 // how long a phrase stays on its seat, and how long the page waits before the next one
 export const SAID_MS = 3000;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 export class Extras {
   constructor(app) {

@@ -4,39 +4,7 @@
 // message and patched in place; every button a <button>, its listener delegated once.
 
 import { suitSymbol } from "./cards.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-// Children of `box` made to be `items`, each found again by its key (see table.js).
-function keyed(box, items, keyOf, make, update) {
-  const old = new Map();
-  for (const child of box.children) if (child.dataset.key !== undefined) old.set(child.dataset.key, child);
-  let at = 0;
-  for (const item of items) {
-    const key = String(keyOf(item));
-    let node = old.get(key);
-    if (node) old.delete(key);
-    else {
-      node = make(item);
-      node.dataset.key = key;
-    }
-    update(node, item);
-    if (box.children[at] !== node) box.insertBefore(node, box.children[at] || null);
-    at += 1;
-  }
-  for (const node of old.values()) node.remove();
-}
+import { $, el, keyed, setText } from "./dom.js";
 
 export class LobbyView {
   constructor(app) {

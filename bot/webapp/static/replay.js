@@ -4,41 +4,10 @@
 // at a chosen speed, and asks for another deal of a sprint match.
 
 import { label, name, paintFace, suitSymbol } from "./cards.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, el, keyed, setText } from "./dom.js";
 
 // milliseconds a step stays when playing, by speed
 const SPEEDS = { "0.5": 2000, "1": 1000, "2": 500, "4": 250 };
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-function keyed(box, items, keyOf, make, update) {
-  const old = new Map();
-  for (const child of box.children) if (child.dataset.key !== undefined) old.set(child.dataset.key, child);
-  let at = 0;
-  for (const item of items) {
-    const key = String(keyOf(item));
-    let node = old.get(key);
-    if (node) old.delete(key);
-    else {
-      node = make(item);
-      node.dataset.key = key;
-    }
-    update(node, item);
-    if (box.children[at] !== node) box.insertBefore(node, box.children[at] || null);
-    at += 1;
-  }
-  for (const node of old.values()) node.remove();
-}
 
 function card(code) {
   const node = el("span", "replay-card");

@@ -187,6 +187,17 @@ class Group:
             if str(r.params.get("chat_id")) == str(user.id) and r.method != "sendChatAction"
         ]
 
+    async def said(self, words: str, what: str, timeout: float = 10.0) -> Any:
+        """The bot's message in the group whose text has ``words`` (waited for)."""
+        return await self.server.wait_for(
+            lambda: next(
+                (m for m in self.table.bot_messages(self.group) if words in (m.plain_text or "")),
+                None,
+            ),
+            timeout,
+            what=what,
+        )
+
     async def lobby_link(self) -> tuple[str, int]:
         """``/newgame`` by Ann; the lobby message's Mini App link and the start parameter
         it carries (as a member taps it: Telegram hands the page that parameter)."""

@@ -284,18 +284,7 @@ async def test_a_finished_game_from_history_replays_step_by_step_as_its_record(
             last = await play_on_page(ann, random.Random(3), asyncio.Event())
             assert last["over"]
         await g.dan.send(g.group, "/history")
-        history = await g.server.wait_for(
-            lambda: next(
-                (
-                    m
-                    for m in g.table.bot_messages(g.group)
-                    if "Recent games" in (m.plain_text or "")
-                ),
-                None,
-            ),
-            10,
-            what="/history",
-        )
+        history = await g.said("Recent games", "/history")
         links = [e["url"] for e in history.entities if e.get("type") == "text_link"]
         link = next(u for u in links if u.endswith(f"?startapp=r{game_id}"))
         start = link.split("startapp=")[1]

@@ -229,18 +229,7 @@ async def test_a_page_only_game_paces_the_groups_table_and_replays_to_its_end(
                     "body[data-view=table][data-state=ready]", timeout=10000
                 )
             link = durak_of(g.app).presenter.app_link(lobby_id)
-            message = await g.server.wait_for(
-                lambda: next(
-                    (
-                        m
-                        for m in g.table.bot_messages(g.group)
-                        if "live in the Mini App" in (m.plain_text or "")
-                    ),
-                    None,
-                ),
-                10,
-                what="the table, live in the Mini App",
-            )
+            message = await g.said("live in the Mini App", "the table, live in the Mini App")
             assert any(e.get("url") == link for e in message.entities)
             stop = asyncio.Event()
             tasks = [
@@ -260,18 +249,7 @@ async def test_a_page_only_game_paces_the_groups_table_and_replays_to_its_end(
         assert sum(1 for s in record["steps"] if "do" in s) > 3 * (edits + 1)
         # /history's link opens the replay; Dan steps through it to the end
         await g.dan.send(g.group, "/history")
-        history = await g.server.wait_for(
-            lambda: next(
-                (
-                    m
-                    for m in g.table.bot_messages(g.group)
-                    if "Recent games" in (m.plain_text or "")
-                ),
-                None,
-            ),
-            10,
-            what="/history",
-        )
+        history = await g.said("Recent games", "/history")
         replay = next(
             e["url"] for e in history.entities if e.get("url", "").endswith(f"r{lobby_id}")
         )
