@@ -7,12 +7,12 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
-from telegram.error import TelegramError
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -141,6 +141,9 @@ class DurakBot:
     #: The clock of what counts per minute (the membership cache, the Mini App's sign-ins and
     #: log lines): tests give one they move by hand.
     clock: Callable[[], float] = time.monotonic
+    #: The seconds of the group's table pace and of the phrases' 3 s, and sleeping on them:
+    #: tests give one they move by hand.
+    pace_clock: Clock = MONOTONIC
     #: The HTTP clients (everything, getUpdates): a start that never got through closes them.
     http: tuple[AiohttpRequest, ...] = ()
     #: Built in ``post_init``; ``None`` before it and once the database is closed.
@@ -245,12 +248,15 @@ class DurakBot:
             live=pages,
             webapp_url=self.config.webapp_url,
             webapp_link=self._webapp_link(app.bot),
+            time=self.pace_clock,
         )
         timers = presenter.timers
         assert timers is not None  # given a clock, the presenter made it
         webapp = None
         if pages is not None:
-            bridge = Bridge(service, presenter, pages, members.is_member)
+            bridge = Bridge(
+                service, presenter, pages, members.is_member, reachable(app.bot), self.pace_clock
+            )
             webapp = WebApp(
                 self.config.webapp_path,
                 self.config.token,
@@ -285,6 +291,7 @@ class DurakBot:
             await parts.webapp.stop()
         await parts.flows.lifecycle.stop()
         await parts.timers.close()
+        await parts.presenter.pace.close()
         parts.ai.close()
         await parts.outbox.stop(drain=True, timeout=self.drain_timeout, hurry=self.hurry)
 
@@ -377,9 +384,27 @@ class DurakBot:
                 continue
             self._warned.add((info.game_id, chat_id))
             seat = info.seat_of(chat_id)
+            if seat is not None and info.seats[seat].app:
+                continue  # he plays in the Mini App: the bot knew, the group hears nothing
             name = info.seats[seat].name if seat is not None else str(chat_id)
             with language(await parts.langs.of_group(info.chat_id, info.creator_id)):
                 warn_blocked(parts, info, name)
+
+
+def reachable(bot: ExtBot) -> Callable[[int], Awaitable[bool]]:  # type: ignore[type-arg]
+    """Whether the bot may write to a user (for a seat joined from the Mini App): a 403
+    on a chat action means he never started it (or blocked it)."""
+
+    async def probe(user_id: int) -> bool:
+        try:
+            await bot.send_chat_action(user_id, "typing")
+        except Forbidden:
+            return False
+        except TelegramError:
+            pass
+        return True
+
+    return probe
 
 
 def warn_blocked(parts: Parts, info: GameInfo, name: str) -> None:

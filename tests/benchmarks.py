@@ -63,6 +63,8 @@ def commands(pg_url: str | None) -> list[list[str]]:
     runs.append([*BOT, "--time-scale", "0.05", "--webhook", "--delay", "0.01"])
     runs.append([*BOT, "--think", "0.2"])
     runs.append([*BOT, "--think", "0.2", "--webapp-share", "0.5"])  # a page and a panel
+    # every player on the page, joined from the group's link (issue 35)
+    runs.append([*BOT, "--think", "0.2", "--webapp-share", "1.0"])
     # the soak's sampling (RSS, descriptors, tasks) and its tracemalloc report
     runs.append([*BOT, "--seconds", "5", "--sample", "1", "--tracemalloc", "5"])
     if pg_url is not None:

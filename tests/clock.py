@@ -97,6 +97,13 @@ class ManualClock:
     def advance(self, seconds: float) -> None:
         self.advance_to(self.time + seconds)
 
+    async def forward(self, seconds: float) -> None:
+        """:meth:`advance`, then a few turns of the loop: the waits it ended run their next
+        steps (a paced table's edit, a phrase's end) before the test looks."""
+        self.advance(seconds)
+        for _ in range(10):
+            await asyncio.sleep(0)
+
 
 async def settle(clock: ManualClock, *outboxes: Outbox) -> None:
     """Until nothing happens without the time moving: every request the outboxes started

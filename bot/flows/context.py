@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from telegram import Chat, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
@@ -23,9 +23,10 @@ from ..screens.presenter import Presenter, place
 from ..transport import topics
 from ..transport.outbox import ANSWER
 from ..ui import callbacks as cb
-from ..ui import keyboards, render
-from ..ui.i18n import DEFAULT, N_, _, language
+from ..ui import keyboards
+from ..ui.i18n import DEFAULT, _, language
 from .moves import Moves
+from .seating import Seating
 
 #: PTB's per-update context (``context.bot``, ``context.args``, ``context.application``).
 Context = ContextTypes.DEFAULT_TYPE
@@ -45,7 +46,20 @@ PENDING_MAX = 4096
 PENDING_PER_USER = 8
 
 
-def display_name(user: User) -> str:
+class Named(Protocol):
+    """Who a seat is named after: Telegram's ``User``, or the Mini App's signed user."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def first_name(self) -> str: ...
+    @property
+    def last_name(self) -> str | None: ...
+    @property
+    def username(self) -> str | None: ...
+
+
+def display_name(user: Named) -> str:
     name = " ".join(p for p in (user.first_name, user.last_name) if p).strip()
     return (name or user.username or f"player {user.id}")[:48]
 
@@ -163,6 +177,8 @@ class FlowContext:
         self.questions = Questions(self.outbox)
         #: the one step every move takes, a panel's press or the Mini App's (bot/webapp)
         self.moves = Moves(service, presenter)
+        #: a lobby's change shown, from a button or the Mini App's page alike
+        self.seating = Seating(presenter)
         self._asked: OrderedDict[tuple[int, int, Hashable], float] = OrderedDict()  # oldest first
         self.repeat_window = REPEAT_WINDOW
         self._clock = time.monotonic
@@ -270,10 +286,9 @@ class FlowContext:
     # ---- steps several flows share --------------------------------------------------
 
     async def dealt(self, info: GameInfo) -> None:
-        """A lobby became a game: the lobby says who plays, the table and panels appear."""
-        names = ", ".join(render.player(s) for s in info.seats)
-        await self.presenter.lobby(info, note=N_("The game started: {names}."), names=names)
-        await self.presenter.changed(info)
+        """A lobby became a game: the lobby says who plays, the table and panels appear
+        (the one step the Mini App's page takes too, ``bot/flows/seating.py``)."""
+        await self.seating.dealt(info)
 
     async def closed(self, info: GameInfo, note: str) -> None:
         """A lobby or game was cancelled: a game's end is announced once, by the presenter;

@@ -35,7 +35,15 @@ class Leaving:
         if open_now is not None and open_now.status == RUNNING:
             seat = open_now.seat_of(user.id)
             if seat is not None and open_now.seats[seat].left:  # never a surrender later
-                self.ctx.reply(user.id, _("You left this game: the AI plays your seat."))
+                if not open_now.seats[seat].app:
+                    self.ctx.reply(user.id, _("You left this game: the AI plays your seat."))
+                return
+            if seat is not None and open_now.seats[seat].app:
+                # a player of the Mini App only has no private chat to be asked in: as an
+                # anonymous admin's /cancel, it acts at once (the page asks before its Leave)
+                await self.presenter.changed(
+                    await self.service.hand_over(open_now.game_id, user.id)
+                )
                 return
             if seat is not None:
                 record = await self.service.player_record(chat.id, user.id)

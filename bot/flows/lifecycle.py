@@ -50,7 +50,10 @@ class Lifecycle:
             where = user.id if sent_as(update) == "user" else chat.id
             self.ctx.reply(where, render.refusal("not_allowed"))
             return
-        if sent_as(update) != "user":  # an anonymous admin has no private chat to ask in
+        mine = open_now.seat_of(user.id)
+        page_only = mine is not None and open_now.seats[mine].app
+        # an anonymous admin, or a player of the Mini App only, has no private chat to ask in
+        if sent_as(update) != "user" or page_only:
             try:
                 info = await self.service.cancel(
                     chat.id, user.id, is_admin=is_admin, thread_id=open_now.thread_id
@@ -104,7 +107,13 @@ class Lifecycle:
         suffixes = {
             g.game_id: ratings_text.history_suffix(g.seats, rated.get(g.game_id)) for g in games
         }
-        self.ctx.reply(chat.id, render.history_text(games, suffixes))
+        replays = {  # each game that was dealt, step by step in the Mini App
+            g.game_id: link
+            for g in games
+            if g.game is not None
+            and (link := self.presenter.app_link(g.game_id, cb.AppLink.REPLAY)) is not None
+        }
+        self.ctx.reply(chat.id, render.history_text(games, suffixes, replays))
 
     async def language_menu(self, update: Update, context: Context) -> None:
         chat = update.effective_chat

@@ -141,7 +141,13 @@ class Lobbies:
     async def _seated_start(self, info: GameInfo, user_id: int) -> None:
         """Start from a deep link by a seated player: his panel once the game runs; in
         the lobby, that his cards will come here (the chat exists now)."""
-        if info.status == LOBBY:
+        seat = info.seat_of(user_id)
+        app = self.presenter.app_link(info.game_id)
+        if seat is not None and info.seats[seat].app and app is not None:
+            # he joined from the Mini App and plays there; its link brings him back to it
+            text = _('You play this game in the Mini App: <a href="{link}">open it</a>.')
+            self.ctx.reply(user_id, text.format(link=app))
+        elif info.status == LOBBY:
             title = await self.presenter.titles.get(info.chat_id)
             text = _("You are in the game in {group}. Your cards will arrive here.")
             self.ctx.reply(user_id, text.format(group=render.esc(title)))
@@ -217,7 +223,9 @@ class Lobbies:
             await self.presenter.lobby(info)
             return Answer(_("You are in the next game; the others confirm."))
         await self.ctx.dealt(info)
-        return Answer(_("A new game starts: your cards are in our private chat."))
+        return Answer(
+            _dealt(info, user.id, _("A new game starts: your cards are in our private chat."))
+        )
 
     async def _pressed_lobby(self, press: Press) -> GameInfo | None:
         """The topic's open lobby, if it is the one whose button was pressed."""
@@ -246,7 +254,7 @@ class Lobbies:
         info = await self.service.confirm(lobby.game_id, press.user.id)
         if info.status != LOBBY:
             await self.ctx.dealt(info)
-            return Answer(_("Dealt! Your cards are in our private chat."))
+            return Answer(_dealt(info, press.user.id))
         await self.presenter.lobby(info)
         return Answer(_("You are in the next game; the others confirm."))
 
@@ -261,7 +269,7 @@ class Lobbies:
         )
         if info.status != LOBBY:
             await self.ctx.dealt(info)
-            return Answer(_("Dealt! Your cards are in our private chat."))
+            return Answer(_dealt(info, press.user.id))
         await self.presenter.lobby(info)
         return Answer(_("The game starts when {n} players sit.").format(n=info.room))
 
@@ -279,7 +287,7 @@ class Lobbies:
         )
         if info.status != LOBBY:  # full: it started itself
             await self.ctx.dealt(info)
-            return Answer(_("Dealt! Your cards are in our private chat."))
+            return Answer(_dealt(info, press.user.id))
         await self.presenter.lobby(info)
         return Answer(_("An AI player sits down."))
 
@@ -314,10 +322,13 @@ class Lobbies:
         """The presser's answer to a deal: "your cards are in our private chat" only if
         that chat exists; for a player the bot cannot write to (he never opened it), the
         answer opens it, and its Start delivers his panel (issue 11 item 9)."""
-        if info.seat_of(user_id) is not None and not await self._reachable(context, user_id):
+        seat = info.seat_of(user_id)
+        if seat is not None and info.seats[seat].app:
+            return Answer(_("Dealt! Your cards are in the Mini App."))
+        if seat is not None and not await self._reachable(context, user_id):
             link = cb.start_payload(cb.Link.CARDS, info.game_id)
             return Answer(url=keyboards.deep_link(self.presenter.username, link))
-        if info.seat_of(user_id) is None:
+        if seat is None:
             return Answer(_("Dealt!"))
         return Answer(_("Dealt! Your cards are in our private chat."))
 
@@ -393,6 +404,14 @@ class Lobbies:
         if info.status != LOBBY:  # the lobby was full with him: it started itself
             await self.ctx.dealt(info)
         return Answer(_("You are in!"))
+
+
+def _dealt(info: GameInfo, user_id: int, text: str = "") -> str:
+    """The presser's answer to a deal: where his cards are."""
+    seat = info.seat_of(user_id)
+    if seat is not None and info.seats[seat].app:
+        return _("Dealt! Your cards are in the Mini App.")
+    return text or _("Dealt! Your cards are in our private chat.")
 
 
 def match_caption(game_id: int, document: dict[str, Any]) -> str:

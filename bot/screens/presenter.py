@@ -30,10 +30,13 @@ from durak.service import (
 )
 from durak.view import PileView
 
+from .. import clock as clocks
 from ..seats.timers import Changed, Show, TurnTimers
 from ..transport.outbox import ANSWER, Outbox
+from ..ui import callbacks as cb
 from ..ui import events, keyboards, ratings_text, render
 from ..ui.i18n import _, language
+from . import pace
 from .languages import Languages
 
 log = logging.getLogger(__name__)
@@ -43,10 +46,15 @@ PRIORITY_ACTOR, PRIORITY_GROUP, PRIORITY_PANEL = 3, 2, 0
 
 
 class Live(Protocol):
-    """The Mini App's pages (``bot.webapp``): told of every change, and asked whether a
-    player has the game open there (then his private panel is not edited per move)."""
+    """The Mini App's pages (``bot.webapp``): told of every change of a game or a lobby,
+    and asked whether a player has the game open there (then his private panel is not
+    edited per move; with everyone's open, the group's table goes at a spectator's pace)."""
 
     def push(self, info: GameInfo, game: Game, table: render.Table) -> None: ...
+
+    def lobby(
+        self, info: GameInfo, title: str, note: str = "", fields: dict[str, str] | None = None
+    ) -> None: ...
 
     def watching(self, user_id: int, game_id: int) -> bool: ...
 
@@ -140,13 +148,23 @@ def bout_of(view: View) -> tuple[object, ...]:
 
 
 def _table_content(
-    lang: str, table: render.Table, game: Game, username: str, over: bool, app: str | None = None
+    lang: str,
+    table: render.Table,
+    game: Game,
+    username: str,
+    over: bool,
+    app: str | None = None,
+    paced: bool = False,
 ) -> tuple[str, keyboards.Markup]:
     """The group's table as it is when sent (never a hand: the public view); ``app``: the
-    Mini App's direct link for this game."""
+    Mini App's direct link for this game; ``paced``: every player plays there, and this
+    message follows the game at a spectator's pace (it says so, with the link)."""
     with language(lang):
         now = _now(table, game.view(None))
-        return render.table_text(now), keyboards.table(username, table.game_id, over, app)
+        text = render.table_text(now)
+        if paced and app is not None and not over:
+            text += "\n\n" + render.live_in_app_line(app)
+        return text, keyboards.table(username, table.game_id, over, app)
 
 
 def _panel_content(
@@ -198,18 +216,6 @@ def _now(table: render.Table, view: View | PileView) -> render.Table:
     return replace(table, view=view, version=max(table.version, view.moves))
 
 
-def _cap_counts(info: GameInfo) -> list[int]:
-    """The caps a lobby may choose: the counts its game allows, from who sits already."""
-    counts = []
-    for n in range(max(2, len(info.seats)), info.rules.max_players + 1):
-        try:
-            info.rules.check_players(n)
-        except ValueError:
-            continue
-        counts.append(n)
-    return counts
-
-
 class Presenter:
     def __init__(
         self,
@@ -223,9 +229,11 @@ class Presenter:
         live: Live | None = None,
         webapp_url: str | None = None,
         webapp_link: str | None = None,
+        time: clocks.Clock = clocks.MONOTONIC,
     ) -> None:
         """``clock``: the turn clock, made here as it shows what it decides (none: no
-        clock, as in tests of the screens alone); ``live``: the Mini App's open pages."""
+        clock, as in tests of the screens alone); ``live``: the Mini App's open pages;
+        ``time``: the seconds the group's table is paced by (a test's own clock)."""
         self.service = service
         self.outbox = outbox
         self.titles = titles
@@ -255,14 +263,19 @@ class Presenter:
         self._timed_out: dict[int, tuple[int, int]] = {}
         #: own trumps: the (game, user) told to choose his suit.
         self._choosers: set[tuple[int, int]] = set()
+        #: the group's tables of games everyone plays in the Mini App: a spectator's pace
+        self.pace = pace.TablePace(self.show, time)
 
     def app_url(self, game_id: int) -> str | None:
         """The Mini App's page for this game (the private panel's web_app button)."""
         return None if self.webapp_url is None else f"{self.webapp_url}?game={game_id}"
 
-    def app_link(self, game_id: int) -> str | None:
-        """The Mini App's direct link for this game (the group's table)."""
-        return None if self.webapp_link is None else f"{self.webapp_link}?startapp={game_id}"
+    def app_link(self, game_id: int, link: cb.AppLink = cb.AppLink.GAME) -> str | None:
+        """The Mini App's direct link for this game (the lobby, the group's table), or
+        for its replay (``/history``); ``None`` without one."""
+        if self.webapp_link is None:
+            return None
+        return f"{self.webapp_link}?startapp={cb.app_payload(link, game_id)}"
 
     async def changed(self, info: GameInfo, finished: bool = False) -> None:
         """A game moved: show it everywhere, announce the end, start the next clock.
@@ -335,6 +348,8 @@ class Presenter:
         creator = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
         with language(lang):
             self._lobby(info, creator, _(note).format(**fields) if note else "", repost)
+        if self.live is not None:  # the pages open on it, each in its reader's language
+            self.live.lobby(info, await self.titles.get(info.chat_id), note, fields)
         await self._tell_chooser(info)
 
     async def _tell_chooser(self, info: GameInfo) -> None:
@@ -344,8 +359,8 @@ class Presenter:
         if info.status != LOBBY or choice is None or len(choice.chosen) >= len(choice.order):
             return
         seat = info.seats[choice.order[len(choice.chosen)]]
-        if seat.is_ai or (info.game_id, seat.user_id) in self._choosers:
-            return
+        if seat.is_ai or seat.app or (info.game_id, seat.user_id) in self._choosers:
+            return  # (a player of the Mini App chooses there, or in the group)
         self._choosers.add((info.game_id, seat.user_id))
         lang = await self.langs.of_user(seat.user_id)
         text = _suit_content(lang, await self.titles.get(info.chat_id))
@@ -366,14 +381,15 @@ class Presenter:
             markup: keyboards.Markup | None = keyboards.suits(info.game_id, choice.free)
         elif info.status == "lobby" and info.again:
             text = render.again_lobby_text(info.seats, info.rules, creator)
-            markup = keyboards.again_lobby(info.game_id)
+            markup = keyboards.again_lobby(info.game_id, self.app_link(info.game_id))
         elif info.status == "lobby":
             text = render.lobby_text(info.seats, info.rules, creator)
             if info.cap is not None:
                 text += "\n" + render.cap_line(info.room)
-            counts = _cap_counts(info)
+            counts = keyboards.cap_counts(info)
             cap_row = keyboards.caps(info.game_id, counts, info.cap or max(counts, default=0))
-            markup = keyboards.lobby(info.game_id, len(info.seats) < info.room, cap_row)
+            room = len(info.seats) < info.room
+            markup = keyboards.lobby(info.game_id, room, cap_row, self.app_link(info.game_id))
         else:
             text = render.lobby_text(info.seats, info.rules, creator, closed=note)
             markup = None
@@ -430,7 +446,9 @@ class Presenter:
             known = info.message("table", info.chat_id)  # e.g. a match's earlier deal
             if known is not None:
                 self.outbox.remember(info.chat_id, table_place, known)
-        if table:
+        paced = not over and self._paced(info)
+        out = sum(s.out for s in public.seats)
+        if table and (over or self.pace.edit(game_id, bout, out, paced)):
             self.outbox.show_later(
                 info.chat_id,
                 table_place,
@@ -442,12 +460,13 @@ class Presenter:
                     self.username,
                     over,
                     self.app_link(game_id),
+                    paced,
                 ),
                 priority=PRIORITY_GROUP,
                 thread=info.thread_id,
             )
         for seat in info.seats:
-            if seat.is_ai:
+            if seat.is_ai or seat.app:  # (his place is the Mini App's page: nothing private)
                 continue
             key = (game_id, seat.seat)
             mine = game.view(seat.seat)
@@ -489,11 +508,21 @@ class Presenter:
                 decide=functools.partial(self._notify, game_id, game, seat.seat, seat.user_id),
             )
         if over:  # shown for the last time: nothing of the game is kept (bounded memory)
+            self.pace.forget(game_id)
             self.outbox.release(info.chat_id, place("table", game_id))
             for seat in info.seats:
                 if not seat.is_ai:
                     self.outbox.release(seat.user_id, place("panel", game_id))
             self._forget(game_id, info)
+
+    def _paced(self, info: GameInfo) -> bool:
+        """Whether the group's table goes at a spectator's pace: the Mini App has a link
+        to show, and every person seated (not the AI, not who left) has the page open."""
+        live = self.live
+        if live is None or self.webapp_link is None:
+            return False
+        people = [s for s in info.seats if not s.is_ai and not s.left]
+        return bool(people) and all(live.watching(s.user_id, info.game_id) for s in people)
 
     def _timeouts_for(self, game_id: int, bout: int) -> tuple[tuple[int, str], ...]:
         """The last timeouts, shown for the rest of their bout and the next one: a
@@ -592,8 +621,8 @@ class Presenter:
         with the table even if the game does not wait on him (he asked for it)."""
         game = info.game
         seat = info.seat_of(user_id)
-        if game is None or seat is None:
-            return
+        if game is None or seat is None or info.seats[seat].app:
+            return  # (a player of the Mini App only: his place is the page)
         over = info.status != RUNNING
         left = info.seats[seat].left
         table = await self.table(info, game)

@@ -35,7 +35,11 @@ after ``1g`` are another alphabet, read only by :func:`decode`'s move part.
 
 The deep links of ``/start`` (``t.me/<bot>?start=<payload>``) are in this codec too:
 ``j<game>`` join lobby ``game``, ``g<game>`` my cards of game ``game`` (decimal), made
-by :func:`start_payload` and read by :func:`parse_start` alone.
+by :func:`start_payload` and read by :func:`parse_start` alone. So are the Mini App's
+start parameters (``t.me/<bot>/<app>?startapp=<payload>``, handed to the page in its
+initData): ``<game>`` the lobby, table or end of game ``game`` (whatever it is when
+opened), ``r<game>`` the replay of finished game ``game``, made by :func:`app_payload`
+and read by :func:`parse_app` alone.
 """
 
 from __future__ import annotations
@@ -307,6 +311,32 @@ def parse_start(payload: str) -> tuple[Link, int] | None:
     if found is None:
         return None
     return Link(found.group(1)), int(found.group(2))
+
+
+class AppLink(StrEnum):
+    """What the Mini App's start parameter opens; the value is its payload's prefix."""
+
+    GAME = ""  # the lobby, the table, or the end of the game: whatever it is now
+    REPLAY = "r"  # a finished game, step by step
+
+
+#: ``startapp`` payloads: Telegram allows 512 characters of ``[A-Za-z0-9_-]``.
+_APP = re.compile(r"(r?)([0-9]{1,15})")
+
+
+def app_payload(link: AppLink, game_id: int) -> str:
+    if not 0 < game_id < 10**15:
+        raise ValueError("no such game")
+    return f"{AppLink(link).value}{game_id}"
+
+
+def parse_app(payload: str) -> tuple[AppLink, int] | None:
+    """The Mini App's start parameter; None for one this bot did not make (ASCII
+    digits only, a game id of at most 15 of them, not 0)."""
+    found = _APP.fullmatch(payload)
+    if found is None or int(found.group(2)) == 0:
+        return None
+    return AppLink(found.group(1)), int(found.group(2))
 
 
 def _cards(text: str, count: int | None) -> list[Card]:

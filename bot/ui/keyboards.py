@@ -9,6 +9,7 @@ from typing import Any
 from durak import Attack, Defend, ExchangeTrump, Pass, ShowTrump, Take, Transfer, View
 from durak.actions import Action, Beat, Lead, ReturnCard
 from durak.cards import Card
+from durak.service import GameInfo
 from durak.view import PileView
 
 from . import callbacks as cb
@@ -45,9 +46,15 @@ def add_to_group(bot_username: str) -> Markup:
     return markup([[button("➕ " + _("Add me to a group"), url=url)]])
 
 
-def lobby(game_id: int, room: bool = True, cap_row: list[list[Button]] | None = None) -> Markup:
+def lobby(
+    game_id: int,
+    room: bool = True,
+    cap_row: list[list[Button]] | None = None,
+    app: str | None = None,
+) -> Markup:
     """Join / Leave, AI players of three levels while there is a free seat, the cap
-    of players (``cap_row``, :func:`caps`), Start."""
+    of players (``cap_row``, :func:`caps`), Start; with ``app``, the Mini App's direct
+    link for the lobby first (join and play there, no private chat needed)."""
     rows = [
         [
             button("✋ " + _("Join"), callback_data=cb.lobby("j", game_id)),
@@ -64,14 +71,21 @@ def lobby(game_id: int, room: bool = True, cap_row: list[list[Button]] | None = 
         )
     rows.extend(cap_row or [])
     rows.append([button("▶️ " + _("Start"), callback_data=cb.lobby("s", game_id))])
-    return markup(rows)
+    return markup(_app_row(app) + rows)
 
 
-def again_lobby(game_id: int) -> Markup:
+def _app_row(app: str | None) -> list[list[Button]]:
+    """The Mini App's direct link as a lobby's first row (a URL button: inline
+    ``web_app`` buttons are for private chats only)."""
+    return [] if app is None else [[button("🎴 " + _("Play in the Mini App"), url=app)]]
+
+
+def again_lobby(game_id: int, app: str | None = None) -> Markup:
     """The Play-again lobby: each player confirms (or leaves); the creator may start
-    before everyone has (who did not confirm stays out)."""
+    before everyone has (who did not confirm stays out); ``app``: as :func:`lobby`."""
     return markup(
         [
+            *_app_row(app),
             [
                 button("✅ " + _("I'm in"), callback_data=cb.lobby("a", game_id)),
                 button(_("Leave"), callback_data=cb.lobby("l", game_id)),
@@ -92,6 +106,18 @@ def caps(game_id: int, counts: Sequence[int], cap: int | None) -> list[list[Butt
             for n in counts
         ]
     ]
+
+
+def cap_counts(info: GameInfo) -> list[int]:
+    """The caps a lobby may choose: the counts its game allows, from who sits already."""
+    counts = []
+    for n in range(max(2, len(info.seats)), info.rules.max_players + 1):
+        try:
+            info.rules.check_players(n)
+        except ValueError:
+            continue
+        counts.append(n)
+    return counts
 
 
 def confirm(kind: str, game_id: int, token: int) -> Markup:

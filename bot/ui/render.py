@@ -898,8 +898,13 @@ def clip(name: str, most: int) -> str:
     return name if len(name) <= most else name[: most - 1].rstrip() + "…"
 
 
-def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = None) -> str:
-    """The chat's recent games; ``suffixes`` adds a line's end per game (its ratings)."""
+def history_text(
+    games: Sequence[GameInfo],
+    suffixes: dict[int, str] | None = None,
+    replays: dict[int, str] | None = None,
+) -> str:
+    """The chat's recent games; ``suffixes`` adds a line's end per game (its ratings),
+    ``replays`` a game's link to its replay in the Mini App."""
     if not games:
         return _("No games finished in this chat yet.")
     lines = ["📜 <b>" + _("Recent games") + "</b>", ""]
@@ -909,11 +914,24 @@ def history_text(games: Sequence[GameInfo], suffixes: dict[int, str] | None = No
         outcome = outcome_line(seats, None, info.ending)
         players = ", ".join(player(s) for s in seats)
         extra = (suffixes or {}).get(info.game_id, "")
-        line = f"#{info.game_id} · {when} UTC · {players}\n   {outcome}{extra}"
+        number = f"#{info.game_id}"
+        link = (replays or {}).get(info.game_id)
+        if link is not None:
+            number = f'<a href="{html.escape(link)}">▶️ {number}</a>'
+        line = f"{number} · {when} UTC · {players}\n   {outcome}{extra}"
         if _utf16(html.unescape("\n".join([*lines, line]))) > TEXT_MAX:
             break  # (never with ten games: the older ones are left out)
         lines.append(line)
     return "\n".join(lines)
+
+
+def live_in_app_line(link: str) -> str:
+    """Under a table every player plays in the Mini App: it follows the game only at a
+    spectator's pace; the game is live there."""
+    return "📺 " + _(
+        'The game is live in the Mini App: <a href="{link}">watch it there</a>.'
+        " This message follows it every 15 seconds."
+    ).format(link=html.escape(link))
 
 
 def _utf16(text: str) -> int:

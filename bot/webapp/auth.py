@@ -34,6 +34,13 @@ class WebAppUser:
     language: str | None
     start_param: str | None
     auth_date: int
+    last_name: str | None = None
+    username: str | None = None
+
+    @property
+    def id(self) -> int:
+        """As Telegram's ``User`` names it (a seat's name is made the same way)."""
+        return self.user_id
 
 
 def _secret(token: str) -> bytes:
@@ -86,12 +93,15 @@ def validate_init_data(
     name = user.get("first_name")
     lang = user.get("language_code")
     start = fields.get("start_param")
+    last, username = user.get("last_name"), user.get("username")
     return WebAppUser(
         user_id=user_id,
         first_name=name if isinstance(name, str) else "",
         language=lang if isinstance(lang, str) else None,
         start_param=start or None,
         auth_date=auth_date,
+        last_name=last if isinstance(last, str) else None,
+        username=username if isinstance(username, str) else None,
     )
 
 

@@ -9,8 +9,19 @@ In (the page to the bot), each a JSON object:
 - ``{"slot": 3, "version": 5}``: ``blind``: play face-down slot 3.
 - ``{"sync": 5}``: the page (back from the background, or having seen a gap in the
   versions) asks for the whole state; 5 is the version it shows.
+- ``{"lobby": "join"}``: a lobby's button (:data:`LOBBY_ACTIONS`): ``join``, ``leave``,
+  ``start``, ``confirm`` (Play again's "I'm in"), ``{"lobby": "ai", "level": "easy"}``,
+  ``{"lobby": "cap", "players": 4}``, ``{"lobby": "suit", "suit": "S"}`` (own trumps).
+- ``{"again": true}``: Play again, from a game's end; ``{"leave": true}``: leave the
+  running game (the AI plays his seat; the page asked him first).
+- ``{"say": "take"}``: one of the quick phrases (:data:`PHRASES`), to the table.
+- ``{"deal": 2}``: a replay's deal 2 (a sprint match's deals, one at a time); from an
+  ended game's own page, ``{"deal": 0}``: its replay (the deal it is).
 
 Out: ``{"state": {...}}`` (what the connection's seat may see: :func:`state`),
+``{"lobby": {...}}`` (a lobby: :func:`lobby`), ``{"replay": {...}}`` (a finished game,
+every step with every hand: ``bot/webapp/replays.py``), ``{"said": {...}}`` (a phrase
+said at the table), ``{"watchers": 3}`` (how many members watch the game),
 ``{"error": "<code>", "text": "<in his language>"}``, ``{"texts": {...}}`` once after
 the check (the page's labels in his language). Nothing else is ever sent.
 """
@@ -25,9 +36,10 @@ from typing import Any
 from durak import Attack, Defend, Transfer, View
 from durak.actions import Action
 from durak.cards import Card
+from durak.service import LOBBY, GameInfo
 from durak.view import PileView
 
-from ..ui import keyboards, render
+from ..ui import games_text, keyboards, render
 from ..ui.i18n import N_, _, language, n_
 
 __all__ = [
@@ -79,7 +91,66 @@ class Sync:
     version: int
 
 
-Incoming = Init | MoveIn | SlotIn | Sync
+@dataclass(frozen=True, slots=True)
+class LobbyIn:
+    """A lobby's button: one of :data:`LOBBY_ACTIONS`, with ``ai``'s level, ``cap``'s
+    players or ``suit``'s suit."""
+
+    action: str
+    level: str | None = None
+    players: int | None = None
+    suit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgainIn:
+    """Play again, from the end of a game."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveIn:
+    """Leave the running game: the AI plays his seat to the end (``/leave``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SayIn:
+    """A quick phrase (its key, :data:`PHRASES`) said at the table."""
+
+    phrase: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealIn:
+    """A replay's deal (1 is a match's first; 0: the deal the game is)."""
+
+    deal: int
+
+
+Incoming = Init | MoveIn | SlotIn | Sync | LobbyIn | AgainIn | LeaveIn | SayIn | DealIn
+
+#: A lobby's buttons on the page, and which field each takes besides ``lobby``.
+LOBBY_ACTIONS: dict[str, str | None] = {
+    "join": None,
+    "leave": None,
+    "start": None,
+    "confirm": None,
+    "ai": "level",
+    "cap": "players",
+    "suit": "suit",
+}
+AI_LEVELS = ("easy", "normal", "hard")
+#: The quick phrases a player may say at the table (issue 35 item 6), by key: a few
+#: words in his language, or an emoji (the same in every language).
+PHRASES: dict[str, str] = {
+    "take": N_("I take"),
+    "beaten": N_("Beaten"),
+    "good": N_("Well played"),
+    "hurry": N_("Hurry up"),
+    "thumbs": "👍",
+    "laugh": "😂",
+    "wow": "😮",
+    "think": "🤔",
+}
 
 _STEP_KEYS = frozenset({"do", "cards", "card", "attack"})
 _CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[SHDC]$")
@@ -138,6 +209,39 @@ def parse(text: str | bytes) -> Incoming:
         if type(shown) is not int or not -1 <= shown < 1_000_000:
             raise BadMessage()
         return Sync(shown)
+    return _other(data, keys)
+
+
+def _other(data: dict[str, Any], keys: set[str]) -> Incoming:
+    """The messages of the lobby, the end, the phrases and the replay."""
+    if "lobby" in data:
+        action = data["lobby"]
+        if not isinstance(action, str) or action not in LOBBY_ACTIONS:
+            raise BadMessage()
+        field_name = LOBBY_ACTIONS[action]
+        if keys != {"lobby"} | ({field_name} if field_name else set()):
+            raise BadMessage()
+        value = data.get(field_name) if field_name else None
+        if action == "ai" and value not in AI_LEVELS:
+            raise BadMessage()
+        if action == "cap" and (type(value) is not int or not 2 <= value <= 16):
+            raise BadMessage()
+        if action == "suit" and value not in ("S", "H", "D", "C"):
+            raise BadMessage()
+        return LobbyIn(
+            action,
+            level=value if action == "ai" else None,
+            players=value if action == "cap" else None,
+            suit=value if action == "suit" else None,
+        )
+    if keys == {"again"} and data["again"] is True:
+        return AgainIn()
+    if keys == {"leave"} and data["leave"] is True:
+        return LeaveIn()
+    if keys == {"say"} and isinstance(data["say"], str) and data["say"] in PHRASES:
+        return SayIn(data["say"])
+    if keys == {"deal"} and type(data["deal"]) is int and 0 <= data["deal"] <= 1000:
+        return DealIn(data["deal"])
     raise BadMessage()
 
 
@@ -166,8 +270,50 @@ ERRORS = {
     "no_game": N_("No game of yours to show: open the table from the game's own buttons."),
     "not_member": N_("This game belongs to another group."),
     "idle": N_("The table closed after a long quiet: open it again."),
+    "no_replay": N_("Only a finished game can be replayed."),
+    "too_fast": N_("One phrase every 3 seconds."),
     "too_many_attempts": N_("Too many sign-ins at once: the table tries again in a moment."),
 }
+
+
+def more_texts(lang: str) -> dict[str, Any]:
+    """The labels of the page's lobby, end, phrases and replay in ``lang`` (beside
+    :func:`texts`' table labels)."""
+    with language(lang):
+        return {
+            "over": _("The game is over."),
+            "lobby": _("Lobby"),
+            "join": "✋ " + _("Join"),
+            "leave": _("Leave"),
+            "start": "▶️ " + _("Start"),
+            "confirm": "✅ " + _("I'm in"),
+            "aiSeats": _("Short of players? The creator can seat AI players (🤖)."),
+            "levels": {"easy": _("easy"), "normal": _("normal"), "hard": _("hard")},
+            "capTitle": _("Players at most: the game starts when that many sit."),
+            "youSit": _("You are in: the game starts here."),
+            "againButton": "🔁 " + _("Play again"),
+            "replayButton": "🎞 " + _("Watch the replay"),
+            "leaveGame": _("Leave the game"),
+            "leaveAsk": _(
+                "Leave the game? The AI plays your seat to the end;"
+                " you are the durak only if it loses."
+            ),
+            "leaveYes": "✅ " + _("Yes, leave"),
+            "no": "↩️ " + _("No"),
+            "phrases": phrases(lang),
+            "say": _("Say"),
+            "watching": _("Watching: {n}"),
+            "replay": _("Replay"),
+            "deal": _("Deal {n} of {m}"),
+            "step": _("Step {n} of {m}"),
+            "toFirst": _("To the deal"),
+            "stepBack": _("One step back"),
+            "stepForward": _("One step forward"),
+            "toLast": _("To the end"),
+            "playOn": _("Play"),
+            "pause": _("Pause"),
+            "speed": _("Speed"),
+        }
 
 
 def texts(lang: str) -> dict[str, Any]:
@@ -340,6 +486,105 @@ def state(t: render.Table, lang: str) -> dict[str, Any]:
                 "shownHands": [[s, [str(c) for c in cs]] for s, cs in v.shown_hands],
             }
     return {"state": body}
+
+
+# ---- the lobby, the phrases, the watchers -------------------------------------------------
+
+
+def lobby(
+    info: GameInfo,
+    user_id: int,
+    lang: str,
+    title: str,
+    note: str = "",
+    fields: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """``{"lobby": ...}``: the lobby as its page shows it to ``user_id``: who sits (the AI
+    seats, who confirmed a Play again), the game and its options, the cap, and the buttons
+    he may press (``may``; the creator's: the AI seats, the cap and Start). A lobby that
+    closed says why (``note``, a message id formatted with ``fields``, in his language);
+    a dealt one is a game (:func:`state`)."""
+    you = info.seat_of(user_id)
+    creator = info.creator_id == user_id
+    open_now = info.status == LOBBY
+    choice = info.suit_choice if open_now else None
+    with language(lang):
+        creator_name = next((s.name for s in info.seats if s.user_id == info.creator_id), "")
+        may: list[str] = []
+        if open_now and choice is None:
+            room = len(info.seats) < info.room
+            if you is None and room:
+                may.append("join")
+            if you is not None:
+                may.append("leave")
+            if info.again and you is not None and not info.seats[you].ready:
+                may.append("confirm")
+            if creator:
+                may += ["start", *(["ai"] if room and not info.again else [])]
+        if not open_now:
+            status = _(note).format(**(fields or {})) if note else ""
+        elif choice is not None:
+            turn = choice.seat
+            status = (
+                _("{name}, tap a free suit: it is your trump for the whole series.").format(
+                    name=info.seats[turn].name
+                )
+                if turn is not None
+                else ""
+            )
+        elif info.again:
+            status = _(
+                "Press “I'm in” to play the next game, or Leave. It starts when everyone"
+                " has confirmed, or when {name} presses Start."
+            ).format(name=creator_name)
+        else:
+            status = _("{name} is gathering players.").format(name=creator_name)
+            if info.cap is not None:
+                status += " " + render.cap_line(info.room)
+        counts = keyboards.cap_counts(info) if creator and open_now and not info.again else []
+        body: dict[str, Any] = {
+            "game": info.game_id,
+            "title": title,
+            "open": open_now,
+            "again": info.again,
+            "name": games_text.game_name(info.rules),
+            "options": render.rules_lines(info.rules),
+            "seats": [
+                {
+                    "name": s.name,
+                    "ai": s.is_ai,
+                    "ready": s.ready or s.is_ai,
+                    "creator": s.user_id == info.creator_id,
+                }
+                for s in info.seats
+            ],
+            "you": you,
+            "room": info.room,
+            "cap": info.cap,
+            "caps": counts if len(counts) > 1 else [],
+            "may": may,
+            "status": status,
+        }
+        if choice is not None:
+            body["suits"] = {
+                "order": list(choice.order),
+                "chosen": list(choice.chosen),
+                "free": list(choice.free),
+                "turn": choice.seat,
+            }
+    return {"lobby": body}
+
+
+def said(seat: int, phrase: str, lang: str) -> dict[str, Any]:
+    """``{"said": ...}``: a quick phrase of the player at ``seat``, in ``lang``."""
+    with language(lang):
+        return {"said": {"seat": seat, "phrase": phrase, "text": _(PHRASES[phrase])}}
+
+
+def phrases(lang: str) -> list[dict[str, str]]:
+    """The quick phrases as the page offers them, in ``lang``."""
+    with language(lang):
+        return [{"key": key, "text": _(text)} for key, text in PHRASES.items()]
 
 
 def for_seat(t: render.Table, view: View | PileView) -> render.Table:

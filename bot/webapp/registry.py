@@ -1,5 +1,6 @@
 """Who has the Mini App open, for which game, the limits of one connection, and the
-pushes: every change of a game sent to each page open on it (the presenter's ``Live``)."""
+pushes: every change of a game (or a lobby) sent to each page open on it (the presenter's
+``Live``), the phrases said at a table, and how many watch it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from durak import Game
-from durak.service import RUNNING, GameInfo
+from durak.service import LOBBY, RUNNING, GameInfo
 
 from ..ui import render
 from . import protocol
@@ -46,9 +47,15 @@ class Bucket:
         return True
 
 
+#: What a page shows: a lobby (or Play again's), a game (its table, then its end), or
+#: a finished game's replay (nothing is pushed to it).
+LOBBY_MODE, GAME_MODE, REPLAY_MODE = "lobby", "game", "replay"
+
+
 @dataclass(eq=False)
 class Conn:
-    """One open page: its user, the game it shows, his seat there (``None``: watching)."""
+    """One open page: its user, the game it shows, his seat there (``None``: watching),
+    and what it shows of that game (``mode``)."""
 
     ws: web.WebSocketResponse
     user_id: int
@@ -61,6 +68,9 @@ class Conn:
     #: The version of the last state sent: the same state is not sent twice.
     shown: int = -1
     closing: asyncio.Task[bool] | None = None
+    mode: str = GAME_MODE
+    #: His name as a seat would carry it (he may join a lobby from the page).
+    name: str = ""
 
     def start(self) -> None:
         self.writer = asyncio.create_task(self._write())
@@ -97,6 +107,8 @@ class Registry:
         self.per_user = per_user
         self._games: dict[int, set[Conn]] = {}
         self._users: dict[int, set[Conn]] = {}
+        #: game: how many watch, as its pages were last told (``count_watchers``)
+        self._told: dict[int, int] = {}
 
     def add(self, conn: Conn) -> bool:
         mine = self._users.setdefault(conn.user_id, set())
@@ -130,19 +142,48 @@ class Registry:
     def of_game(self, game_id: int) -> tuple[Conn, ...]:
         return tuple(self._games.get(game_id, ()))
 
-    def moved(self, old: int, new: int) -> None:
-        """A sprint match dealt again: its pages follow to the next deal."""
-        for conn in self._games.pop(old, set()):
+    def moved(self, old: int, new: int, mode: str = GAME_MODE) -> None:
+        """A sprint match dealt again (or Play again opened a lobby, ``mode``): its
+        pages follow to the next deal (the lobby). A replay stays where it is."""
+        for conn in self.of_game(old):
+            if conn.mode == REPLAY_MODE:
+                continue
+            self._games[old].discard(conn)
             conn.game_id = new
             conn.shown = -1
+            conn.mode = mode
             self._games.setdefault(new, set()).add(conn)
+        if not self._games.get(old, True):
+            del self._games[old]
+
+    def lobby(
+        self, info: GameInfo, title: str, note: str = "", fields: dict[str, str] | None = None
+    ) -> None:
+        """Every page open on this lobby gets it, each as its user sees it (his buttons);
+        a Play-again lobby first takes over the pages left on the game before it. A lobby
+        that was dealt is a game: its state comes with the table (:meth:`push`)."""
+        if info.previous_game_id is not None and info.status == LOBBY:
+            self.moved(info.previous_game_id, info.game_id, LOBBY_MODE)
+        if info.status == RUNNING:
+            return
+        for conn in self.of_game(info.game_id):
+            if conn.mode == LOBBY_MODE:
+                conn.seat = info.seat_of(conn.user_id)
+                message = protocol.lobby(info, conn.user_id, conn.lang, title, note, fields)
+                conn.send(protocol.dumps(message))
 
     def push(self, info: GameInfo, game: Game, table: render.Table) -> None:
         """Every page open on this game gets the new state, each its own seat's view:
-        one message per page, made once per (seat, language)."""
+        one message per page, made once per (seat, language). A page that showed the
+        lobby shows the game from its deal on, at its user's seat (or watching)."""
         made: dict[tuple[int | None, str], str] = {}
         version = max(table.version, game.view(None).moves)
+        dealt = False
         for conn in self.of_game(info.game_id):
+            if conn.mode == LOBBY_MODE:
+                conn.mode, conn.seat, dealt = GAME_MODE, info.seat_of(conn.user_id), True
+            elif conn.mode == REPLAY_MODE:
+                continue
             if conn.seat is not None and info.seats[conn.seat].left:
                 conn.seat = None  # he left or was kicked: the AI's hand is not his to see
                 conn.shown = -1
@@ -157,6 +198,48 @@ class Registry:
                 )
             conn.shown = version
             conn.send(text)
+        if dealt:
+            self.count_watchers(info.game_id)
+
+    def say(self, game_id: int, seat: int, phrase: str) -> None:
+        """A quick phrase said at seat ``seat``: to every page of the game (its table or
+        its end), each in its own language; never to the group."""
+        made: dict[str, str] = {}
+        for conn in self.of_game(game_id):
+            if conn.mode != GAME_MODE:
+                continue
+            text = made.get(conn.lang)
+            if text is None:
+                text = made[conn.lang] = protocol.dumps(protocol.said(seat, phrase, conn.lang))
+            conn.send(text)
+
+    def watchers(self, game_id: int) -> int:
+        """How many members who do not play have the game's table open (each once)."""
+        return len(
+            {c.user_id for c in self.of_game(game_id) if c.seat is None and c.mode == GAME_MODE}
+        )
+
+    def count_watchers(self, game_id: int) -> None:
+        """Tell the game's pages how many watch, if that changed since they were told."""
+        n = self.watchers(game_id)
+        if self._told.get(game_id, 0) == n:
+            return
+        self._told[game_id] = n
+        if not self._games.get(game_id):
+            self._told.pop(game_id, None)
+            return
+        text = protocol.dumps({"watchers": n})
+        for conn in self.of_game(game_id):
+            if conn.mode == GAME_MODE:
+                conn.send(text)
+
+    def opened(self, conn: Conn) -> None:
+        """A page opened (or closed, or moved on): everyone is told how many watch
+        now if that changed; a new player's page is told once how many watch."""
+        n = self._told.get(conn.game_id, 0)
+        self.count_watchers(conn.game_id)
+        if n and self._told.get(conn.game_id, 0) == n and conn.mode == GAME_MODE:
+            conn.send(protocol.dumps({"watchers": n}))
 
     def all(self) -> tuple[Conn, ...]:
         return tuple(c for conns in self._users.values() for c in conns)

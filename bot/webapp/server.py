@@ -25,6 +25,7 @@ from pathlib import Path
 
 from aiohttp import WSMsgType, web
 
+from ..flows.context import display_name
 from ..transport import listener
 from ..ui.i18n import pick
 from . import protocol
@@ -253,6 +254,7 @@ class WebApp:
             if conn is not None:
                 if self.registry.remove(conn):  # his last page of the game
                     self.bridge.closed(conn.user_id, conn.game_id)
+                self.registry.count_watchers(conn.game_id)
                 await conn.stop()
             if ws.prepared and not ws.closed:
                 await ws.close()
@@ -297,13 +299,15 @@ class WebApp:
             found.seat,
             lang,
             Bucket(self.limits.burst, self.limits.rate),
+            mode=found.mode,
+            name=display_name(user),
         )
         if not self.registry.add(conn):
             await self._refuse(ws, "too_many_connections", lang)
             return None
         conn.start()
-        conn.send(protocol.dumps({"texts": protocol.texts(lang)}))
-        await self.bridge.send_state(conn, found.info)
+        conn.send(protocol.dumps({"texts": {**protocol.texts(lang), **protocol.more_texts(lang)}}))
+        await self.bridge.opened(conn, found)
         log.debug("webapp: user %d opened game %d", user.user_id, conn.game_id)
         return conn
 
@@ -364,7 +368,7 @@ class WebApp:
                 conn.send(protocol.dumps(protocol.error("bad_message", conn.lang)))
                 continue
             try:
-                await self.bridge.play(conn, incoming)
+                await self.bridge.handle(conn, incoming)
             except Exception:
-                log.exception("webapp: a move failed")
+                log.exception("webapp: a page's message failed")
                 conn.send(protocol.dumps(protocol.error("database_error", conn.lang)))

@@ -155,9 +155,12 @@ class GameService:
             chat_id, user_id, name, chat_title, rules, thread_id
         )
 
-    async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
-        """Sit down in the topic's lobby (joining confirms: ``ready``)."""
-        return await self._lobbies.join(chat_id, user_id, name, thread_id)
+    async def join(
+        self, chat_id: int, user_id: int, name: str, thread_id: int = 0, app: bool = False
+    ) -> GameInfo:
+        """Sit down in the topic's lobby (joining confirms: ``ready``); ``app``: from the Mini
+        App, by a player the front end cannot write to (``Seat.app``)."""
+        return await self._lobbies.join(chat_id, user_id, name, thread_id, app)
 
     async def add_ai(
         self,
@@ -281,6 +284,10 @@ class GameService:
         """The group voted (``/skip``): the AI plays ``seat`` at once, as after his timeouts (the
         seat is away until he presses a button)."""
         return await self._seats.hand_to_ai(game_id, seat)
+
+    async def set_app(self, game_id: int, user_id: int) -> bool:
+        """His seat is the Mini App's only (``Seat.app``): the front end cannot write to him."""
+        return await self._seats.set_app(game_id, user_id)
 
     async def mark_present(self, game_id: int, user_id: int) -> bool:
         """The player acted (pressed a button): clear his timeouts and away flag."""

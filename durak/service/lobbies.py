@@ -69,9 +69,12 @@ class Lobbies:
             await w.tx.add_seat(game_id, Seat(0, user_id, seat_name(name, (), 0)))
             return await self._core.info_now(w.tx, game_id)
 
-    async def join(self, chat_id: int, user_id: int, name: str, thread_id: int = 0) -> GameInfo:
-        """Sit down in the topic's lobby (joining confirms: ``ready``). The lobby that
-        is full with him (its cap reached) starts itself: the dealt game is returned."""
+    async def join(
+        self, chat_id: int, user_id: int, name: str, thread_id: int = 0, app: bool = False
+    ) -> GameInfo:
+        """Sit down in the topic's lobby (joining confirms: ``ready``); ``app``: from the
+        Mini App, by a player the front end cannot write to (``Seat.app``). The lobby
+        that is full with him (its cap reached) starts itself: the dealt game is returned."""
         async with self._core.write(chat=chat_id) as w:
             row = await open_lobby(w.tx, chat_id, changing=True, thread_id=thread_id)
             seats = await w.tx.seats(row.game_id)
@@ -81,7 +84,8 @@ class Lobbies:
             now = time.time()
             await w.tx.upsert_user(user_id, name, now)
             ready = row.previous_game_id is not None  # joining confirms
-            seat = Seat(len(seats), user_id, seat_name(name, seats, len(seats)), ready=ready)
+            name = seat_name(name, seats, len(seats))
+            seat = Seat(len(seats), user_id, name, ready=ready, app=app)
             await w.tx.add_seat(row.game_id, seat)
             await w.tx.update_lobby(row.game_id, now)
             return await start_if_full(self._core, w, row.game_id)

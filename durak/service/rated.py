@@ -150,7 +150,7 @@ async def earlier_seats(tx: Tx, game_id: int) -> dict[str, Seat]:
         row = await tx.game_row(row.previous_game_id)
         if row is None or not rules_sprint(row.rules):
             break
-        for s in await tx.seats(row.game_id):
+        for s in await tx.seats(row.game_id, app=False):  # (also in the ratings' step)
             found.setdefault(s.name, s)
     return found
 
@@ -168,7 +168,7 @@ async def rate_history(tx: SqlTx) -> int:
         row = await tx.game_row(int(game_id))
         if row is None:
             continue
-        seats = tuple(await tx.seats(row.game_id))
+        seats = tuple(await tx.seats(row.game_id, app=False))  # the step's schema: no app_only
         try:
             game, _ = rebuild(row, seats, await tx.log(row.game_id))
             earlier = await earlier_seats(tx, row.game_id) if game.rules.sprint else {}

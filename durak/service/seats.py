@@ -78,6 +78,17 @@ class Seats:
                 live.set_seat(updated)
             return updated
 
+    async def set_app(self, game_id: int, user_id: int) -> bool:
+        """His seat in the lobby or running game is the Mini App's only (``Seat.app``):
+        the front end found it cannot write to him. ``True`` if that changed it."""
+        async with self._core.locked(games=[game_id]):
+            async with self._core.write(repair=[game_id]) as w:
+                updated = await w.tx.set_app(game_id, user_id)
+            live = self._core.live.get(game_id)
+            if live is not None and updated is not None:
+                live.set_seat(updated)
+            return updated is not None
+
     async def mark_present(self, game_id: int, user_id: int) -> bool:
         """The player acted (pressed a button): clear his timeouts and away flag.
         ``True`` if that changed something. Called on every press, so a present

@@ -94,7 +94,7 @@ class NextGames:
                 seats = await series_seats(self._core, w, row, seats, series.players)
         kept = [s for s in seats if not s.left]
         seats = [
-            Seat(k, s.user_id, s.name, s.kind, s.level, ready=s.user_id == user_id)
+            Seat(k, s.user_id, s.name, s.kind, s.level, ready=s.user_id == user_id, app=s.app)
             for k, s in enumerate(kept)
         ]
         creator = row.creator_id if any(s.user_id == row.creator_id for s in seats) else user_id

@@ -34,7 +34,9 @@ class Seat:
     is set once they reach :data:`AWAY_AFTER`, until he acts again. ``ready``: in a
     Play-again lobby, the player confirmed he plays the next game. ``left``: the
     player left the running game with ``/leave``; the AI plays his seat (it stays
-    ``away`` for good) and his tally still counts what that seat scores."""
+    ``away`` for good) and his tally still counts what that seat scores. ``app``: he
+    joined from the Mini App and the bot cannot write to him (he never started it):
+    his place is the page, nothing is sent to him in private."""
 
     seat: int
     user_id: int
@@ -45,6 +47,7 @@ class Seat:
     away: bool = False
     ready: bool = False
     left: bool = False
+    app: bool = False
 
     @property
     def is_ai(self) -> bool:

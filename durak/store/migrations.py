@@ -327,6 +327,14 @@ async def rules_as_played(tx: SqlTx, d: Dialect) -> None:
     await rate_history(tx)
 
 
+@step
+async def app_seats(tx: SqlTx, d: Dialect) -> None:
+    """The Mini App: ``seats.app_only``, a seat that joined from the page and whose
+    player the bot cannot write to (he never started it): nothing is sent to him in
+    private, his place is the page (SQLite's version 7, PostgreSQL's 6)."""
+    await _run(tx, (f"ALTER TABLE seats ADD COLUMN {d.flag('app_only')}",))
+
+
 # ---- a database's own numbering -------------------------------------------------------
 
 

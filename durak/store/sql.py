@@ -117,10 +117,13 @@ GAME_COLUMNS = (
     " snapshot, end_reason, losers, CAST(draw AS integer), ended_by, created_at, updated_at,"
     " thread_id, cap"
 )
-SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away, ready, has_left"
+#: A seat's columns as every schema since the lobbies' step has them (the migrations that
+#: replay stored games read seats before ``app_only`` exists), and now.
+OLD_SEAT_COLUMNS = "seat, user_id, name, kind, level, timeouts, away, ready, has_left"
+SEAT_COLUMNS = OLD_SEAT_COLUMNS + ", app_only"
 INSERT_SEAT = (
     "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away, ready,"
-    " has_left) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    " has_left, app_only) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 )
 DROP_TIMER = "DELETE FROM timers WHERE game_id = $1"
 #: One more game for a player of the chat: ``(chat_id, user_id, losses, draws)``.
@@ -189,12 +192,16 @@ def settled(
 
 
 def seat_row(r: Sequence[Any]) -> Seat:
-    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]), bool(r[7]), bool(r[8]))
+    app = len(r) > 9 and bool(r[9])
+    return Seat(r[0], r[1], r[2], r[3], r[4], int(r[5]), bool(r[6]), bool(r[7]), bool(r[8]), app)
 
 
 def seat_params(game_id: int, s: Seat) -> tuple[Any, ...]:
     """:data:`INSERT_SEAT`'s parameters (flags as booleans: SQLite stores 1 and 0)."""
-    return game_id, s.seat, s.user_id, s.name, s.kind, s.level, s.timeouts, s.away, s.ready, s.left
+    return (
+        game_id,
+        *(s.seat, s.user_id, s.name, s.kind, s.level, s.timeouts, s.away, s.ready, s.left, s.app),
+    )
 
 
 def ending_params(e: Ending) -> tuple[str, str, bool, int | None]:
@@ -443,9 +450,13 @@ class SqlTx(ABC):
 
     # ---- seats --------------------------------------------------------------------
 
-    async def seats(self, game_id: int) -> list[Seat]:
+    async def seats(self, game_id: int, app: bool = True) -> list[Seat]:
+        """The game's seats; ``app=False``: without ``Seat.app`` (every seat reads
+        ``False``), as the migrations that rate stored games read them, before the
+        step that added it."""
+        columns = SEAT_COLUMNS if app else OLD_SEAT_COLUMNS
         rows = await self.rows(
-            f"SELECT {SEAT_COLUMNS} FROM seats WHERE game_id = $1 ORDER BY seat", (game_id,)
+            f"SELECT {columns} FROM seats WHERE game_id = $1 ORDER BY seat", (game_id,)
         )
         return [seat_row(r) for r in rows]
 
@@ -483,6 +494,16 @@ class SqlTx(ABC):
             (game_id, user_id),
         )
         return changed == 1
+
+    async def set_app(self, game_id: int, user_id: int) -> Seat | None:
+        """His seat is the Mini App's only (``Seat.app``); the seat, ``None`` if it
+        already was or he has none."""
+        found = await self.row(
+            "UPDATE seats SET app_only = true"
+            f" WHERE game_id = $1 AND user_id = $2 AND NOT app_only RETURNING {SEAT_COLUMNS}",
+            (game_id, user_id),
+        )
+        return None if found is None else seat_row(found)
 
     async def hand_to_ai(self, game_id: int, user_id: int) -> Seat | None:
         """The player left: the AI plays his seat for good. The seat, or ``None``."""

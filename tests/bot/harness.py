@@ -321,6 +321,21 @@ class Table:
         for user in self.users[1:]:
             await self.press(user, found, confirm)
 
+    async def confirm_again(self, user: User, lobby_id: int) -> str:
+        """``user`` presses "I'm in" on the group's Play-again lobby ``lobby_id``."""
+        from bot.ui import callbacks as cb
+
+        data = cb.lobby("a", lobby_id)
+
+        def found() -> Message | None:
+            return next(
+                (m for m in reversed(self.bot_messages(self.group)) if data in m.callback_data),
+                None,
+            )
+
+        lobby = await self.server.wait_for(found, 10, what="the Play-again lobby")
+        return await self.press(user, lobby, data)
+
     async def press(self, user: User, message: Message, data: str, check: bool = True) -> str:
         press = await user.press(message, data, check=check)
         answer = await press.wait(10)

@@ -118,6 +118,19 @@ def test_deep_links_have_one_parser() -> None:
         assert cb.parse_start(payload) is None, payload
 
 
+def test_the_mini_apps_start_parameter_has_one_parser() -> None:
+    assert cb.parse_app(cb.app_payload(cb.AppLink.GAME, 17)) == (cb.AppLink.GAME, 17)
+    assert cb.parse_app("17") == (cb.AppLink.GAME, 17)  # the tables' links of before
+    assert cb.parse_app(cb.app_payload(cb.AppLink.REPLAY, 10**14)) == (cb.AppLink.REPLAY, 10**14)
+    assert cb.app_payload(cb.AppLink.REPLAY, 5) == "r5"
+    hostile = ("", "r", "0", "r0", "x17", "17x", "1" * 16, "r²", "١٧", " 17", "-17", "r-1")
+    for payload in hostile:
+        assert cb.parse_app(payload) is None, payload
+    for bad in (0, -1, 10**15):
+        with pytest.raises(ValueError):
+            cb.app_payload(cb.AppLink.GAME, bad)
+
+
 def test_an_answer_is_the_bot_apis_parameters() -> None:
     assert Answer().api() == {}
     assert Answer("no", alert=True).api() == {"text": "no", "show_alert": True}

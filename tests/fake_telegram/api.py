@@ -280,7 +280,7 @@ def get_me(api: BotApi, p: Params) -> JSON:
         "can_read_all_group_messages": not server.privacy_mode,
         "supports_inline_queries": False,
         "can_connect_to_business": False,
-        "has_main_web_app": False,
+        "has_main_web_app": server.has_main_web_app,
     }
 
 

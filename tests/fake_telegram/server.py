@@ -112,6 +112,8 @@ class FakeTelegram:
         self.limiter = RateLimiter(self.rate_limits, clock)
         self.callback_answer_timeout = callback_answer_timeout
         self.privacy_mode = privacy_mode
+        #: getMe's ``has_main_web_app``: the bot has a main Mini App (set before the bot starts)
+        self.has_main_web_app = False
         self.host = host
         self.log_requests = log_requests
         self.call_delay = call_delay

@@ -33,6 +33,7 @@ from durak.service.ratings import RatedGame
 from durak.service.types import AI, FINISHED, HUMAN, PLAYED, RUNNING, Ending, Seat
 from durak.store import postgres
 from durak.store import sqlite as sqlite_store
+from durak.store.sql import seat_params
 from tests.dbaccess import Db, is_pg
 from tests.service.helpers import CHAT, user
 
@@ -146,7 +147,11 @@ async def write_game(
         start=json_text(game.start),
         snapshot=before_the_option(snapshot_text(game)),
     )
-    await tx.replace_seats(game_id, seats)
+    await tx.executemany(  # the seats' columns of that schema (not today's app_only)
+        "INSERT INTO seats (game_id, seat, user_id, name, kind, level, timeouts, away, ready,"
+        " has_left) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [seat_params(game_id, s)[:10] for s in seats],
+    )
     await tx.executemany(
         "INSERT INTO actions (game_id, version, seat, user_id, step, created_at)"
         " VALUES ($1, $2, $3, $4, $5, $6)",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from durak import Game, Rules, to_snapshot
@@ -19,7 +21,7 @@ from durak.service import (
 )
 from tests.dbaccess import Db
 
-from .helpers import CHAT, NAMES, lobby, user, with_service
+from .helpers import CHAT, NAMES, lobby, play_out, user, with_service
 
 
 def test_create_join_start(db: Db) -> None:
@@ -250,3 +252,21 @@ def test_a_left_seat_stays_with_the_ai(db: Db) -> None:
         assert await s.mark_present(running.game_id, user(1)) is False
 
     with_service(db, again)
+
+
+def test_a_seat_joined_from_the_mini_app_is_kept_through_the_game_and_play_again(db: Db) -> None:
+    """``Seat.app``: joined from the page by a player the bot cannot write to; stored with
+    the seat (a restart still knows), dealt with it, carried into Play again's lobby."""
+
+    async def body(s: GameService) -> None:
+        await s.create_lobby(CHAT, user(0), "Ann")
+        info = await s.join(CHAT, user(1), "Bob", app=True)
+        assert [x.app for x in info.seats] == [False, True]
+        running = await s.start(CHAT, user(0), seed=3)
+        assert [x.app for x in running.seats] == [False, True]
+        assert [x.app for x in (await s.game(running.game_id)).seats] == [False, True]
+        await play_out(s, running, random.Random(3))
+        again = await s.play_again(running.game_id, user(0))
+        assert [(x.user_id, x.app) for x in again.seats] == [(user(0), False), (user(1), True)]
+
+    with_service(db, body)

@@ -311,7 +311,7 @@ def test_a_version_1_database_upgrades_to_topics(pg_db: str) -> None:
         assert other.game_id != kept.game_id and other.thread_id == 7
 
     with_service(pg_db, body)
-    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(5,)]
+    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(6,)]
 
 
 def test_a_version_2_database_upgrades_to_lobbies(pg_db: str) -> None:
@@ -333,4 +333,4 @@ def test_a_version_2_database_upgrades_to_lobbies(pg_db: str) -> None:
         assert done.status == "running"
 
     with_service(pg_db, body)
-    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(5,)]
+    assert db_rows(pg_db, "SELECT version FROM durak_schema") == [(SCHEMA_VERSION,)] == [(6,)]

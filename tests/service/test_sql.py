@@ -52,7 +52,7 @@ def test_each_backend_keeps_its_numbering_of_the_same_steps() -> None:
         f"postgres: {first.__name__} + {rest[0].__name__}",
         *(f"postgres: {s.__name__}" for s in rest[1:]),
     ]
-    assert sqlite_store.SCHEMA_VERSION == 6 and postgres.SCHEMA_VERSION == 5
+    assert sqlite_store.SCHEMA_VERSION == 7 and postgres.SCHEMA_VERSION == 6
 
 
 def test_one_new_step_is_the_next_version_of_both_backends(

@@ -259,7 +259,7 @@ def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         await step(s, running, random.Random(9), 5)
 
     with_service(path, upgraded)
-    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(6,)]
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(7,)]
     assert db_rows(path, "PRAGMA application_id") == [(APPLICATION_ID,)]
     columns = {r[1]: r for r in db_rows(path, "PRAGMA table_info(seats)")}
     assert columns["timeouts"][2:5] == ("INTEGER", 1, "0")  # type, not null, default
@@ -571,4 +571,4 @@ def test_a_version_3_database_upgrades_to_lobbies(tmp_path: Path) -> None:
         assert await s.drop_subscriber(user(6)) == 1
 
     with_service(path, body)
-    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(6,)]
+    assert db_rows(path, "PRAGMA user_version") == [(SCHEMA_VERSION,)] == [(7,)]

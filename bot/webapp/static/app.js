@@ -3,11 +3,14 @@
 // replay view are views beside it, chosen by the message the bot sends.
 
 import { loadArt, setTexts } from "./cards.js";
+import { $ } from "./dom.js";
+import { Extras } from "./extras.js";
+import { LobbyView } from "./lobby.js";
 import { Connection } from "./net.js";
+import { ReplayView } from "./replay.js";
 import { TableView } from "./table.js";
 import * as tg from "./telegram.js";
 
-const $ = (id) => document.getElementById(id);
 const base = document.body.dataset.base || "";
 
 // The one model: what the bot said last, and what the player is in the middle of.
@@ -30,6 +33,7 @@ const app = {
     return model.texts[key] || fallback || key;
   },
   now: () => Date.now(),
+  send: (message) => net.send(message),
   offer() {
     return model.state && model.state.offer ? model.state.offer : { cards: {}, actions: [], openings: [] };
   },
@@ -132,10 +136,15 @@ const app = {
 
 // The views: each draws the model on the page, patching its own elements; body[data-view]
 // names the one shown (a message of another kind, a lobby or a replay, chooses its own).
-const views = { table: new TableView(app) };
+const views = { table: new TableView(app), lobby: new LobbyView(app), replay: new ReplayView(app) };
 let view = views.table;
+const extras = new Extras(app); // around the table: watchers, phrases, the end's buttons
 
 function showView(name) {
+  if (view !== views[name]) {
+    if (view === views.replay) views.replay.pause();
+    if (view === views.table) clearInterval(views.table.clockTimer);
+  }
   if (document.body.dataset.view !== name) document.body.dataset.view = name;
   view = views[name];
 }
@@ -165,6 +174,7 @@ function received(next) {
   tg.playing(!next.over && next.you !== null);
   if (!wasMine && app.mine()) tg.haptic("success"); // your turn
   view.show(changed ? prev : next);
+  extras.show(next);
 }
 
 function refused(msg) {
@@ -176,7 +186,7 @@ function refused(msg) {
   if (model.lock !== null) {
     model.lock = null; // the move was refused: the next one may go
     delete document.body.dataset.lock;
-    if (model.state) view.refresh();
+    if (model.state && view === views.table) view.refresh();
   }
   tg.haptic("error");
   toast(msg.text || msg.error);
@@ -192,11 +202,22 @@ function message(msg) {
     $("four-label").textContent = app.text("fourColours", "Four-colour deck");
     $("settings-close").textContent = app.text("close", "Close");
     $("seats").setAttribute("aria-label", app.text("players", "Players"));
+    extras.texts();
   } else if (msg.state) {
     net.fine();
     setConn("");
     showView("table");
     received(msg.state);
+  } else if (msg.lobby || msg.replay) {
+    net.fine();
+    setConn("");
+    tg.playing(false);
+    showView(msg.lobby ? "lobby" : "replay");
+    view.show(msg.lobby || msg.replay);
+  } else if (msg.said) {
+    extras.said(msg.said);
+  } else if (msg.watchers !== undefined) {
+    extras.watchers(msg.watchers);
   } else if (msg.error) {
     refused(msg);
   }
@@ -249,12 +270,12 @@ function active(on) {
   model.active = on;
   document.body.dataset.active = on ? "1" : "0";
   if (!on) {
-    clearInterval(view.clockTimer);
+    clearInterval(views.table.clockTimer);
     return;
   }
   if (model.closed) return;
   if (!net.send({ sync: model.state ? model.state.version : -1 })) net.wake();
-  if (model.state) view.tick();
+  if (model.state && view === views.table) view.tick();
 }
 
 // ---- settings: a four-colour deck ------------------------------------------------------------
@@ -290,9 +311,10 @@ function orientation() {
 orientation();
 window.addEventListener("resize", orientation);
 for (const each of Object.values(views)) each.mount();
+extras.mount();
 settings();
 tg.start({
-  theme: () => model.state && view.show(model.state),
+  theme: () => view === views.table && model.state && view.show(model.state),
   back: () => (model.armed || model.picking ? app.back() : undefined),
   active,
 });

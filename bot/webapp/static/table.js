@@ -4,43 +4,10 @@
 // state's offer only: which cards may do what is the server's to say.
 
 import { back, label, name, paintFace, suitSymbol } from "./cards.js";
+import { $, el, keyed, setText } from "./dom.js";
 import { handLayout } from "./layout.js";
 import { duration, fly, measure, slide } from "./motion.js";
 import * as tg from "./telegram.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-// Children of `box` made to be `items` in order: an element is found by its key (reused,
-// updated in place), made when missing, removed when no item names it.
-function keyed(box, items, keyOf, make, update) {
-  const old = new Map();
-  for (const child of box.children) if (child.dataset.key !== undefined) old.set(child.dataset.key, child);
-  let at = 0;
-  for (const item of items) {
-    const key = String(keyOf(item));
-    let node = old.get(key);
-    if (node) old.delete(key);
-    else {
-      node = make(item);
-      node.dataset.key = key;
-    }
-    update(node, item);
-    if (box.children[at] !== node) box.insertBefore(node, box.children[at] || null);
-    at += 1;
-  }
-  for (const node of old.values()) node.remove();
-}
-
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
 
 // A card as a button: its tappable part is the button, its drawing (the face) may reach
 // under the next card.

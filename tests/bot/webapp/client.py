@@ -15,10 +15,18 @@ from typing import Any
 import aiohttp
 
 from bot.webapp import sign_init_data
+from tests.clock import ManualClock
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.models import Chat, User
 
-from ..harness import SCALE, WEBAPP_PATH, WEBHOOK_PATH, Table, free_port, running_bot
+from ..harness import (
+    SCALE,
+    WEBAPP_PATH,
+    WEBHOOK_PATH,
+    Table,
+    free_port,
+    running_bot,
+)
 
 
 def offered(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -115,7 +123,6 @@ async def a_game(
     Its turn clock stands still (a clock the test moves, never moved here): a page's
     player is never timed out by a slow machine, the state's version moves only with the
     players' moves."""
-    from tests.clock import ManualClock
     from tests.fake_telegram import RateLimits
 
     tweaks.setdefault("turn_clock", ManualClock(time.time()))
@@ -147,3 +154,100 @@ async def a_game(
         service = app.bot_data["durak"].service
         game_id = (await service.running_games())[0].game_id
         yield Game(server, port, users, group, table, app, game_id, outsider, others)
+
+
+@dataclass
+class Group:
+    """A group whose Mini App is its bot's main app: Ann (its admin, who opens lobbies),
+    Bob and Fay (who plays on the chat's panels) started the bot, Cid never did (the page is
+    his only way in), Dan is a member who watches, Eve is no member; ``clock`` is the bot's
+    table pace and phrase clock."""
+
+    server: FakeTelegram
+    port: int
+    group: Chat
+    app: Any
+    clock: ManualClock
+    ann: User
+    bob: User
+    cid: User
+    dan: User
+    eve: User
+    fay: User
+
+    @property
+    def table(self) -> Table:
+        return Table(self.server, self.group, [self.ann, self.bob, self.cid], random.Random(5))
+
+    def private(self, user: User) -> list[Any]:
+        """Every Bot API call the bot made to ``user``'s private chat (its probe aside)."""
+        return [
+            r
+            for r in self.server.requests()
+            if str(r.params.get("chat_id")) == str(user.id) and r.method != "sendChatAction"
+        ]
+
+    async def said(self, words: str, what: str, timeout: float = 10.0) -> Any:
+        """The bot's message in the group whose text has ``words`` (waited for)."""
+        return await self.server.wait_for(
+            lambda: next(
+                (m for m in self.table.bot_messages(self.group) if words in (m.plain_text or "")),
+                None,
+            ),
+            timeout,
+            what=what,
+        )
+
+    async def lobby_link(self) -> tuple[str, int]:
+        """``/newgame`` by Ann; the lobby message's Mini App link and the start parameter
+        it carries (as a member taps it: Telegram hands the page that parameter)."""
+        await self.ann.send(self.group, "/newgame")
+        lobby = await self.server.wait_for(lambda: self.table.lobby(), 10, what="a lobby")
+        link = next(b.url for b in lobby.buttons if b.url and "startapp=" in b.url)
+        return link, int(link.split("startapp=")[1])
+
+
+@asynccontextmanager
+async def a_group(make_fake_telegram: Any, tmp_path: Any, **tweaks: Any) -> AsyncIterator[Group]:
+    from tests.fake_telegram import RateLimits
+
+    server = await make_fake_telegram(rate_limits=RateLimits().scaled(SCALE))
+    server.has_main_web_app = True
+    ann = server.add_user("Ann", started=True)
+    bob = server.add_user("Bob", started=True)
+    cid = server.add_user("Cid")  # never started the bot
+    dan = server.add_user("Dan", started=True)
+    eve = server.add_user("Eve", started=True)
+    fay = server.add_user("Fay", started=True)
+    group = server.add_group("Friends", [ann, bob, cid, dan, fay], admins=[ann])
+    clock = ManualClock()
+    port = free_port()
+    db = tmp_path / "durak.sqlite3"
+    async with running_bot(server, db, webapp_port=port, pace_clock=clock, **tweaks) as app:
+        yield Group(server, port, group, app, clock, ann, bob, cid, dan, eve, fay)
+
+
+async def play_on_page(p: Page, rng: random.Random, stop: asyncio.Event) -> dict[str, Any]:
+    """A player on his page: a random move the state offers, each time it offers one,
+    until the game is over (its last state) or ``stop``."""
+    state: dict[str, Any] = {}
+    acted, last = -1, 0.0
+    while not stop.is_set():
+        try:
+            data = await p.next(timeout=0.5)
+        except TimeoutError:
+            continue
+        if "closed" in data:
+            raise AssertionError(f"the page closed: {data}")
+        if "state" not in data:
+            continue
+        state = data["state"]
+        if state["over"]:
+            return state
+        steps = offered(state)
+        if steps and state["version"] > acted:
+            # a person's taps: 4 a second at most (the bot closes a page that floods it)
+            await asyncio.sleep(max(0.0, last + 0.25 - asyncio.get_running_loop().time()))
+            acted, last = state["version"], asyncio.get_running_loop().time()
+            await p.send({"move": rng.choice(steps), "version": state["version"]})
+    return state
