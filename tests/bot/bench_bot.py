@@ -984,8 +984,11 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         # with that: no cyclic collection while measuring.
         gc.collect()
         gc.freeze()
+        pauses = CollectorPauses()
         if not args.sample:  # (a soak runs for long: this process collects as usual)
             gc.disable()
+        else:  # what it keeps (every chat's messages) is frozen each sample: see Pauses
+            pauses.start(args.sample)
         conn.send("go")
         bot_cpu, own_cpu, busy = cpu_seconds(proc.pid or 0), time.process_time(), machine_busy()
         stats0 = (
@@ -1003,6 +1006,7 @@ async def run(args: argparse.Namespace, db: Path | str) -> dict[str, Any]:
         ]
         await asyncio.sleep(args.seconds)
         bench.stop.set()
+        out["collector"] = await pauses.stop()
         gc.enable()
         server.wake_all()
         await asyncio.wait_for(asyncio.gather(*players), ANSWER_WAIT + PATIENCE + 5)
@@ -1139,6 +1143,12 @@ def report(args: argparse.Namespace, out: dict[str, Any]) -> str:
     ]
     lines += [f"  bot error: {e}" for e in out["first_errors"]]
     lines += sample_lines(out.get("samples", []), out.get("grown", []))
+    if out.get("collector"):
+        full, longest = out["collector"]
+        lines.append(
+            f"the fake server's process: {full} full collections, the longest"
+            f" {longest * 1000:.0f} ms (its heap frozen each sample)"
+        )
     return "\n".join(line for line in lines if line)
 
 
@@ -1185,6 +1195,47 @@ def page_lines(args: argparse.Namespace, out: dict[str, Any]) -> list[str]:
         f"page move -> its new state on his page ms: p50 {ms[0.5]:.1f}  p95 {ms[0.95]:.1f}"
         f"  p99 {ms[0.99]:.1f}  ({len(seen)} moves)",
     ]
+
+
+class CollectorPauses:
+    """A soak's own process (the fake Bot API and its users) keeps every chat's messages,
+    a heap that only grows: left to itself, Python's full collections over it came ever
+    longer and rarer (every 74-97 s, long enough that the bot's requests timed out, after
+    18 minutes of 200 games), a stall of the harness charged to the bot. Each sample's
+    ``gc.freeze`` moves what has survived so far out of the collector's reach; the longest
+    pause of a full collection is reported, so the report says whether this held."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self.full = 0
+        self._began = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def _timed(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.full += 1
+            self.longest = max(self.longest, time.perf_counter() - self._began)
+
+    def start(self, every: float) -> None:
+        gc.callbacks.append(self._timed)
+        self._task = asyncio.create_task(self._freeze(every), name="bench-freeze")
+
+    async def _freeze(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            gc.freeze()
+
+    async def stop(self) -> tuple[int, float] | None:
+        if self._task is None:
+            return None
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        gc.callbacks.remove(self._timed)
+        return self.full, self.longest
 
 
 def sample_lines(samples: list[tuple[float, float, int, int]], grown: list[str]) -> list[str]:
