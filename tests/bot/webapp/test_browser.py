@@ -98,28 +98,37 @@ async def drive(
         if not await page.evaluate("document.body.classList.contains('my-turn')"):
             await asyncio.sleep(0.03)
             continue
-        before = await player.version()
-        cards = await page.query_selector_all("#hand .card.legal")
-        buttons = await page.query_selector_all("#actions button")
-        pool = cards if cards and (not buttons or rng.random() < 0.75) else buttons
-        if not pool:
-            await asyncio.sleep(0.03)
-            continue
-        with contextlib.suppress(Exception):
-            chosen = rng.choice(pool)
-            # a hand card's left edge: the next card overlaps the rest of it
-            where = {"x": 6, "y": 30} if chosen in cards else None
-            await chosen.click(timeout=2000, position=where)
-            targets = await page.query_selector_all(".pair.target")
-            if targets:
-                await rng.choice(targets).click(timeout=2000)
-        moves.append(seat)
-        await until(
-            player,
-            f"Number(document.body.dataset.version) !== {before}"
-            " || document.body.dataset.state === 'over'",
-            1.5,
-        )
+        if await tap_once(player, rng):
+            moves.append(seat)
+
+
+async def tap_once(player: Player, rng: random.Random) -> bool:
+    """A turn's tap: a lit card mostly, a button sometimes, and the attack card it should
+    cover where the page asks; then the next state (or the end) is waited for. ``False``:
+    nothing was lit."""
+    page = player.page
+    before = await player.version()
+    cards = await page.query_selector_all("#hand .card.legal")
+    buttons = await page.query_selector_all("#actions button")
+    pool = cards if cards and (not buttons or rng.random() < 0.75) else buttons
+    if not pool:
+        await asyncio.sleep(0.03)
+        return False
+    with contextlib.suppress(Exception):
+        chosen = rng.choice(pool)
+        # a hand card's left edge: the next card overlaps the rest of it
+        where = {"x": 6, "y": 30} if chosen in cards else None
+        await chosen.click(timeout=2000, position=where)
+        targets = await page.query_selector_all(".pair.target")
+        if targets:
+            await rng.choice(targets).click(timeout=2000)
+    await until(
+        player,
+        f"Number(document.body.dataset.version) !== {before}"
+        " || document.body.dataset.state === 'over'",
+        1.5,
+    )
+    return True
 
 
 @async_test

@@ -11,7 +11,6 @@ the test's own folder."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 from pathlib import Path
@@ -25,7 +24,7 @@ from tests.fake_telegram.fixtures import async_test
 from ..harness import Played, durak_of, secret_cards
 from .browser import DARK, Player, browser, open_player, url
 from .client import a_group, init_data
-from .test_browser import until
+from .test_browser import tap_once, until
 
 
 def shots(tmp_path: Path) -> Path:
@@ -67,28 +66,8 @@ async def tap_along(
         if not await page.evaluate("document.body.classList.contains('my-turn')"):
             await asyncio.sleep(0.03)
             continue
-        before = await player.version()
-        cards = await page.query_selector_all("#hand .card.legal")
-        buttons = await page.query_selector_all("#actions button")
-        pool = cards if cards and (not buttons or rng.random() < 0.75) else buttons
-        if not pool:
-            await asyncio.sleep(0.03)
-            continue
-        with contextlib.suppress(Exception):
-            chosen = rng.choice(pool)
-            await chosen.click(
-                timeout=2000, position={"x": 6, "y": 30} if chosen in cards else None
-            )
-            targets = await page.query_selector_all(".pair.target")
-            if targets:
-                await rng.choice(targets).click(timeout=2000)
-            taps.append(player.page.url)
-        await until(
-            player,
-            f"Number(document.body.dataset.version) !== {before}"
-            " || document.body.dataset.state === 'over'",
-            1.5,
-        )
+        if await tap_once(player, rng):
+            taps.append(page.url)
 
 
 async def lobby_shows(player: Player, what: str, timeout: float = 10.0) -> None:
