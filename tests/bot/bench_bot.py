@@ -625,12 +625,13 @@ class Bench:
         for k in pages:
             if k:
                 await table.pages[k].send_str(json.dumps({"lobby": "join"}))
-        if 0 in pages:  # the creator starts on his page once everyone sits
-            while len((await _receive(table.pages[0], "lobby"))["seats"]) < len(table.users):
+        if pages:  # a page's join may land after the button's: start once everyone sits
+            while len((await _receive(table.pages[pages[0]], "lobby"))["seats"]) < len(table.users):
                 pass
+        if 0 in pages:
             await table.pages[0].send_str(json.dumps({"lobby": "start"}))
-        else:
-            await self.press(creator, lobby, start)
+        elif await self.press(creator, lobby, start) is None:
+            raise RuntimeError(f"starting the game in {group.title} got no answer")
         for k, user in enumerate(table.users):
             if table.on_page(k):
                 table.first[k] = await _receive(table.pages[k], "state")
