@@ -72,6 +72,9 @@ class TurnTimers:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._deadlines: dict[int, tuple[int, float]] = {}  # game -> (version, deadline)
         self._armed: dict[int, int] = {}  # game -> the newest version a clock was set for
+        #: game -> the version arm() is setting a clock for right now (between dropping
+        #: the old clock and starting the new one it reads the game and the chat's settings)
+        self._arming: dict[int, int] = {}
         self._unclocked: dict[int, int] = {}  # game -> version that needs no clock (no limit)
         self._since: dict[int, tuple[int, float]] = {}  # game -> (version, its wait began)
         #: game -> (the version they led to, ((seat, what the bot did), ...)): the last timeouts
@@ -122,6 +125,8 @@ class TurnTimers:
         task = self._tasks.get(info.game_id)
         if task is not None and not task.done():
             return True
+        if self._arming.get(info.game_id, -1) >= info.version:
+            return True  # its clock is being set (a sweep meanwhile would warn for nothing)
         return self._unclocked.get(info.game_id) == info.version
 
     async def sweep(self) -> int:
@@ -162,10 +167,18 @@ class TurnTimers:
 
     async def arm(self, info: GameInfo, resume_at: float | None = None) -> None:
         """Start the clock for the game's current version (after every change)."""
-        game = info.game
         if info.version < self._armed.get(info.game_id, -1):
             return  # a slower caller with an older state: the newer clock stands
         self._armed[info.game_id] = info.version
+        self._arming[info.game_id] = info.version
+        try:
+            await self._arm(info, resume_at)
+        finally:
+            if self._arming.get(info.game_id) == info.version:
+                del self._arming[info.game_id]
+
+    async def _arm(self, info: GameInfo, resume_at: float | None) -> None:
+        game = info.game
         since = self._since.get(info.game_id)
         self.cancel(info.game_id)
         if self._closed or info.status != RUNNING or game is None or game.result is not None:

@@ -110,6 +110,43 @@ async def test_a_deadline_that_cannot_be_stored_leaves_the_clock_running(tmp_pat
         await service.close()
 
 
+@async_test
+async def test_a_sweep_while_a_clock_is_being_set_leaves_it_alone(tmp_path: Path, caplog):
+    """arm() drops the old clock, reads the chat's settings, then starts the new one: a
+    sweep in between neither warns nor sets a second clock (seen once in a soak: "game N
+    had no turn clock: re-armed" for a game whose clock was being set)."""
+    service = await GameService.open(tmp_path / "db.sqlite3")
+    reading, read_again, release = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def slow_settings(chat_id: int) -> ChatSettings:
+        (read_again if reading.is_set() else reading).set()
+        await release.wait()
+        return ChatSettings(chat_id, Rules(), turn_timeout=60)
+
+    async def nothing(*_args: Any) -> None:
+        return None
+
+    timers = TurnTimers(service, nothing, nothing, settings=slow_settings, away_delay=0)
+    try:
+        info = await started(service, 2)
+        arming = asyncio.create_task(timers.arm(info))
+        await reading.wait()
+        with caplog.at_level(logging.WARNING):  # (a sweep that re-arms reads the
+            sweeping = asyncio.create_task(timers.sweep())  # settings again, and waits)
+            again = asyncio.create_task(read_again.wait())
+            await asyncio.wait((sweeping, again), return_when=asyncio.FIRST_COMPLETED)
+            again.cancel()
+            assert sweeping.done() and sweeping.result() == 0
+        release.set()
+        await arming
+        assert timers.has_clock(info) and timers.left(info.game_id, info.version) == 60
+        assert await timers.sweep() == 0
+    finally:
+        await timers.close()
+        await service.close()
+    assert not [r for r in caplog.records if "no turn clock" in r.getMessage()]
+
+
 TOKEN = "123456789:" + "A" * 35
 
 
