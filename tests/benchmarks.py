@@ -1,6 +1,6 @@
 """Every benchmark of BENCHMARKS.md at a tiny size: a crash fails, figures are not judged.
 
-    python -m tests.benchmarks [--no-postgres]
+    python -m tests.benchmarks [--no-postgres] [--jobs N]
 
 Runs each command as BENCHMARKS.md gives it, with a few games and seconds
 instead of thousands, so that a benchmark nobody ran for a while cannot rot
@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.pgcluster import Cluster, unavailable
@@ -76,20 +77,38 @@ def commands(pg_url: str | None) -> list[list[str]]:
     return runs
 
 
-def run(pg_url: str | None) -> int:
+def run(pg_url: str | None, jobs: int) -> int:
+    """Every command, ``jobs`` at a time (each mostly waits on its bot and sockets), each
+    in a folder of its own; a command's output is printed whole when it ends."""
     failed = 0
     with tempfile.TemporaryDirectory(prefix="durak-bench-") as work:
-        for args in commands(pg_url):
-            shown = " ".join(a if " " not in a else repr(a) for a in args)
-            print(f"== python {shown}", flush=True)
+
+        def one(k: int, args: list[str]) -> tuple[str, int, float]:
+            folder = Path(work) / str(k)
+            folder.mkdir()
             started = time.monotonic()
-            done = subprocess.run([sys.executable, *args], cwd=work, check=False)
-            seconds = time.monotonic() - started
-            if done.returncode != 0:
-                failed += 1
-                print(f"   FAILED with exit code {done.returncode} ({seconds:.1f} s)", flush=True)
-            else:
-                print(f"   ok ({seconds:.1f} s)", flush=True)
+            done = subprocess.run(
+                [sys.executable, *args],
+                cwd=folder,
+                check=False,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            return done.stdout, done.returncode, time.monotonic() - started
+
+        runs = commands(pg_url)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            ends = [pool.submit(one, k, args) for k, args in enumerate(runs)]
+            for args, end in zip(runs, ends, strict=True):
+                output, code, seconds = end.result()
+                shown = " ".join(a if " " not in a else repr(a) for a in args)
+                print(f"== python {shown}\n{output}", end="", flush=True)
+                if code != 0:
+                    failed += 1
+                    print(f"   FAILED with exit code {code} ({seconds:.1f} s)", flush=True)
+                else:
+                    print(f"   ok ({seconds:.1f} s)", flush=True)
     print(f"== benchmarks at a tiny size: {'FAILED ' + str(failed) if failed else 'all ran'}")
     return 1 if failed else 0
 
@@ -97,7 +116,12 @@ def run(pg_url: str | None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks")
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL runs")
+    parser.add_argument(
+        "--jobs", type=int, default=3, help="commands at a time (default 3; 1: one by one)"
+    )
     args = parser.parse_args(argv)
+    if not 1 <= args.jobs <= 16:
+        parser.error("--jobs must be 1-16")
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
@@ -107,13 +131,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"CI must run the PostgreSQL benchmarks: {reason}", file=sys.stderr)
             return 1
         print(f"== the PostgreSQL runs are skipped: {reason}", flush=True)
-        return run(None)
+        return run(None, args.jobs)
     from tests.dbaccess import pg_run
 
     with Cluster() as cluster:
         for name in ("service", "bot", "ratings"):
             pg_run(cluster.url, [(f"CREATE DATABASE bench{name}", ())])
-        return run(cluster.url_of("bench"))
+        return run(cluster.url_of("bench"), args.jobs)
 
 
 if __name__ == "__main__":

@@ -413,38 +413,43 @@ class Table:
         max_presses: int = 3000,
         prefer: Prefer | None = None,
         settle: Settle | None = None,
+        refused_pause: float = 0.0,
     ) -> None:
         """Press random buttons of one's newest panel until the game ends; with
         ``watch``, check the group's texts for secret cards after every press;
         ``prefer`` may choose the button instead (a player with a plan); with
-        ``settle``, the players press one at a time, each press followed by it."""
+        ``settle``, the players press one at a time, each press followed by it;
+        ``refused_pause``: after a refused press he waits this long (a player beside
+        players on slower pages, who would otherwise press thousands of times)."""
         for _ in range(max_presses):
             if watch is not None:
                 await self.check_group(*watch)
             if stop.is_set() or self.ended() is not None:
                 return
             if settle is None:
-                pressed = await self._press_one(user, prefer)
+                answer = await self._press_one(user, prefer)
             else:
                 async with self._one_at_a_time:
-                    pressed = await self._press_one(user, prefer)
-                    if pressed:
+                    answer = await self._press_one(user, prefer)
+                    if answer is not None:
                         await settle()
-            await asyncio.sleep(self.rng.random() * 0.01 if pressed else 0.01)
+            if answer is None:
+                await asyncio.sleep(0.01)
+            else:
+                await asyncio.sleep(refused_pause if answer else self.rng.random() * 0.01)
         raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
 
-    async def _press_one(self, user: User, prefer: Prefer | None) -> bool:
-        """Press a random button (or ``prefer``'s) of his newest panel; ``False`` if he
-        has no panel yet."""
+    async def _press_one(self, user: User, prefer: Prefer | None) -> str | None:
+        """Press a random button (or ``prefer``'s) of his newest panel; its answer's text
+        (empty unless refused or noted), None if he has no panel yet."""
         panel = self.panel(user)
         if panel is None:
-            return False
+            return None
         buttons = [b for b in panel.buttons if b.callback_data]
         playable = [b for b in buttons if not b.text.startswith("(") and "↻" not in b.text]
         pool = playable if playable and self.rng.random() < 0.8 else buttons
         button = (prefer and prefer(user, buttons)) or self.rng.choice(pool)
-        await self.press(user, panel, button.callback_data or "")
-        return True
+        return await self.press(user, panel, button.callback_data or "")
 
     async def play_to_the_end(
         self,

@@ -340,6 +340,7 @@ async def game_under_way(
 GAMES = "SELECT game_id, status, version FROM games"
 
 
+@pytest.mark.long
 @async_test
 async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
     make_fake_telegram, tmp_path
@@ -377,6 +378,7 @@ async def test_a_database_deleted_under_the_bot_is_saved_and_its_games_go_on(
     assert code == 0 and "resumed 1 running games" in "\n".join(lines)
 
 
+@pytest.mark.long
 @async_test
 async def test_a_database_replaced_under_the_bot_is_saved_beside_it(make_fake_telegram, tmp_path):
     """Another file moved to the database's path (a backup put back while the bot runs):
@@ -601,6 +603,7 @@ def one_error(code: int, lines: list[str]) -> str:
     return errors[0]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("how", ["cp", "truncate"])
 @async_test
 async def test_a_database_overwritten_under_the_bot_stops_it_in_one_line(
@@ -662,6 +665,7 @@ async def test_a_database_overwritten_under_the_bot_stops_it_in_one_line(
     print(f"{how}: {line.split(' under the running bot: ')[1]}; started again: exit {code}")
 
 
+@pytest.mark.long
 @async_test
 async def test_a_truncated_database_whose_pages_are_gone_says_it_could_not_be_saved(
     make_fake_telegram, tmp_path

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from bot.ui import callbacks as cb
 from durak import replay
 from durak.service import GameService
@@ -196,6 +198,7 @@ async def whole_game(make_fake_telegram, tmp_path, errors, game: str, players: i
     return server, table, record
 
 
+@pytest.mark.long
 @async_test
 async def test_a_whole_piled_game(make_fake_telegram, tmp_path, errors):
     server, table, _record = await whole_game(make_fake_telegram, tmp_path, errors, "piled", 3, 33)

@@ -83,6 +83,7 @@ def readable(where: str, text: str, seats: tuple[Seat, ...]) -> None:
         assert own, f"{where}: no line of his own for {seat.name!r}"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_the_longest_table_and_panels_fit_telegram(family):
     rules = FAMILIES[family]

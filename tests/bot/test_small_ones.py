@@ -6,6 +6,8 @@ import asyncio
 import random
 from dataclasses import replace
 
+import pytest
+
 from bot.app import DurakBot
 from bot.seats.timers import TurnTimers
 from bot.transport.outbox import Outbox, SendLimits
@@ -158,6 +160,7 @@ async def test_a_card_pressed_again_on_a_panel_left_behind_is_told_the_table_cha
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
+@pytest.mark.long
 @async_test
 async def test_ten_thousand_finished_games_leave_nothing_behind(tmp_path):
     """The outbox's ids and chats and the clocks' state do not grow with finished games."""

@@ -108,6 +108,7 @@ class PatientTable(Table):
             return ""
 
 
+@pytest.mark.long
 @async_test
 async def test_kill_the_active_bot_and_the_standby_finishes_the_games(
     make_fake_telegram: FakeTelegramFactory, pg_db: str
@@ -295,6 +296,7 @@ async def frozen_takeover(
     print(f"takeover {took_over - since:.2f} s after the freeze; the old process: {exit_line}")
 
 
+@pytest.mark.long
 @async_test
 async def test_a_frozen_bot_whose_session_ended_sends_nothing_when_it_thaws(
     make_fake_telegram: FakeTelegramFactory, pg_db: str
@@ -306,6 +308,7 @@ async def test_a_frozen_bot_whose_session_ended_sends_nothing_when_it_thaws(
     await frozen_takeover(server, pg_db, end_session=True, freeze=9.0, lease_timeout="5")
 
 
+@pytest.mark.long
 @async_test
 async def test_a_hung_bot_is_replaced_and_sends_nothing_when_it_thaws(
     make_fake_telegram: FakeTelegramFactory, pg_db: str
@@ -317,6 +320,7 @@ async def test_a_hung_bot_is_replaced_and_sends_nothing_when_it_thaws(
     await frozen_takeover(server, pg_db, end_session=False, freeze=20.0, lease_timeout="5")
 
 
+@pytest.mark.long
 @async_test
 async def test_a_short_freeze_whose_session_ended_sends_nothing_when_it_thaws(
     make_fake_telegram: FakeTelegramFactory, pg_db: str

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from durak.service import GameService
 from tests.dbaccess import Db, db_rows, is_pg
 
@@ -92,6 +94,7 @@ def _err(acks: Path) -> str:
     return err.read_text() if err.exists() else ""
 
 
+@pytest.mark.long
 def test_sigkill_at_random_moments(db: Db, tmp_path: Path) -> None:
     """Kill a child playing three games at a random moment, over and over (30 times on
     SQLite, 200 on PostgreSQL; ``DURAK_CRASH_ROUNDS`` for both): mostly while it plays,

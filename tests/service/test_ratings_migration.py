@@ -71,6 +71,7 @@ def assert_rated_as(db: Db, rated: Sequence[RatedGame | None]) -> None:
     assert db_rows(db, "SELECT count(*) FROM rating_changes") == [(changes,)]
 
 
+@pytest.mark.long
 def test_the_migration_rates_1000_stored_games_in_order(db: Db) -> None:
     stored = run(old_database(db, GAMES, seed=3))
     assert db_rows(db, "SELECT count(*) FROM games WHERE status = 'finished'") == [(GAMES,)]

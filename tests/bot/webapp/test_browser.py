@@ -131,6 +131,7 @@ async def tap_once(player: Player, rng: random.Random) -> bool:
     return True
 
 
+@pytest.mark.long
 @async_test
 async def test_two_pages_and_a_panel_player_play_a_whole_game(make_fake_telegram, tmp_path, errors):
     async with a_game(make_fake_telegram, tmp_path, players=3, time_scale=0.5) as g:
@@ -155,7 +156,9 @@ async def test_two_pages_and_a_panel_player_play_a_whole_game(make_fake_telegram
                 for i, p in enumerate(pages)
             ]
             # his loop counts the rounds he waits on the pages too: the 240 s below bound the game
-            panel = g.table.play(g.users[2], stop, (service, g.game_id), max_presses=100_000)
+            panel = g.table.play(
+                g.users[2], stop, (service, g.game_id), max_presses=100_000, refused_pause=0.2
+            )
             tasks.append(asyncio.create_task(panel))
             try:
                 await g.server.wait_for(
@@ -181,6 +184,7 @@ async def test_two_pages_and_a_panel_player_play_a_whole_game(make_fake_telegram
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("rules", ["blind", "piled"])
 @async_test
 async def test_a_blind_and_a_pile_game_on_two_pages(rules, make_fake_telegram, tmp_path, errors):
@@ -297,6 +301,7 @@ async def test_a_refusal_on_the_page_in_the_players_language(make_fake_telegram,
     assert not errors.records
 
 
+@pytest.mark.long
 @async_test
 async def test_a_page_in_the_background_catches_up_when_it_comes_back(
     make_fake_telegram, tmp_path, errors

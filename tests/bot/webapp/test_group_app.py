@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from bot.ui import callbacks as cb
 from tests.fake_telegram.fixtures import async_test
 
@@ -51,6 +53,7 @@ async def test_the_lobby_links_to_the_page_where_a_friend_who_never_started_the_
     assert not errors.records
 
 
+@pytest.mark.long
 @async_test
 async def test_three_friends_and_a_panel_player_play_a_whole_game_and_play_again(
     make_fake_telegram, tmp_path, errors
@@ -271,6 +274,7 @@ def _frames_follow_the_record(frames: list, record: dict) -> None:
     assert game.result is not None
 
 
+@pytest.mark.long
 @async_test
 async def test_a_finished_game_from_history_replays_step_by_step_as_its_record(
     make_fake_telegram, tmp_path, errors
@@ -364,6 +368,7 @@ def _bouts(record: dict) -> int:
     return bouts
 
 
+@pytest.mark.long
 @async_test
 async def test_a_page_only_games_table_goes_at_a_spectators_pace(
     make_fake_telegram, tmp_path, errors

@@ -16,6 +16,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from durak.actions import action_from_step
 from durak.records import game_from_record
 from durak.service import RUNNING
@@ -74,6 +76,7 @@ async def lobby_shows(player: Player, what: str, timeout: float = 10.0) -> None:
     assert await until(player, what, timeout), await player.page.inner_text("#lobby")
 
 
+@pytest.mark.long
 @async_test
 async def test_friends_join_from_the_groups_link_play_and_play_again_while_a_member_watches(
     make_fake_telegram, tmp_path, errors
@@ -135,7 +138,7 @@ async def test_friends_join_from_the_groups_link_play_and_play_again_while_a_mem
                 asyncio.create_task(tap_along(p, stop, random.Random(k), taps))
                 for k, p in enumerate((ann, bob, cid))
             ]
-            panel = table.play(g.fay, stop, max_presses=100_000)
+            panel = table.play(g.fay, stop, max_presses=100_000, refused_pause=0.2)
             tasks.append(asyncio.create_task(panel))
             seen: set[str] = set()
             try:
@@ -180,6 +183,7 @@ async def test_friends_join_from_the_groups_link_play_and_play_again_while_a_mem
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
+@pytest.mark.long
 @async_test
 async def test_a_page_only_game_paces_the_groups_table_and_replays_to_its_end(
     make_fake_telegram, tmp_path, errors
