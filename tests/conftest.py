@@ -23,9 +23,11 @@ _IN_CI = os.environ.get("CI") == "true"
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The ``long`` tests first (a whole game in browsers, a killed or frozen process: tens
-    of seconds each), the rest in their order: with ``-n 4`` the workers take the long ones
-    at the start and end together, instead of one of them starting a minute-long test
-    when the others are done. Each worker collects the same order, as xdist requires."""
+    of seconds each), the rest in their order. With ``-n 4`` each worker takes the next
+    test when it is free (``--maxschedchunk=1`` in pyproject.toml), so the long ones start
+    at once on all workers and the workers end together, instead of one of them starting
+    a minute-long test when the others are done. Every worker collects the same order, as
+    xdist requires."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 

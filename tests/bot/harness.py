@@ -435,8 +435,8 @@ class Table:
                         await settle()
             if answer is None:
                 await asyncio.sleep(0.01)
-            else:
-                await asyncio.sleep(refused_pause if answer else self.rng.random() * 0.01)
+            else:  # (a refusal's answer has a text)
+                await asyncio.sleep(max(self.rng.random() * 0.01, refused_pause if answer else 0))
         raise AssertionError(f"{user.first_name} pressed {max_presses} times without an end")
 
     async def _press_one(self, user: User, prefer: Prefer | None) -> str | None:

@@ -120,6 +120,9 @@ async def test_kill_the_active_bot_and_the_standby_finishes_the_games(
         "DURAK_DB": pg_db,
         "DURAK_API_URL": server.base_url,
         "DURAK_LOG_LEVEL": "INFO",
+        # a heartbeat may be a minute late: a takeover well within it came from the lock
+        # the killed process's session let go, not from a stale heartbeat
+        "DURAK_LEASE_TIMEOUT": "60",
     }
     active = await Bot.start("the first bot", env)
     standby: Bot | None = None
@@ -149,9 +152,9 @@ async def test_kill_the_active_bot_and_the_standby_finishes_the_games(
         panel = probe.panel(probe.users[0])
         assert panel is not None
         data = next(b.callback_data for b in panel.buttons if b.callback_data)
-        answered = await (await probe.users[0].press(panel, data or "", check=False)).wait(5)
+        answered = await (await probe.users[0].press(panel, data or "", check=False)).wait(30)
         takeover = time.monotonic() - killed
-        assert answered is not None and takeover < 5, takeover
+        assert answered is not None and takeover < 30, takeover
         await standby.said("active: this process holds the lease", 5)
 
         await asyncio.gather(
