@@ -12,7 +12,9 @@ its file descriptors: aiohttp waits for a request's head as long as its keep-ali
   leaving room for the database, the Bot API's pool and the logs): when one more comes, the
   oldest connection that has not sent a request's head is closed for it; failing that, a
   Mini App page that has not signed in (``spare``); failing that, the oldest idle
-  keep-alive connection; the new one is refused only when every open one is in a request.
+  keep-alive connection that is not Telegram's (:meth:`Listener.keep`: closed between two
+  updates, it would fail Telegram's next delivery, which Telegram sends again only later);
+  the new one is refused only when every open one is in a request or Telegram's.
   A real update, sent whole at once, is in its handler within milliseconds, long before as
   many connections as the cap came after it, so a flood of slow connections costs it
   nothing. A connection whose head has come is never closed for room: its handler runs.
@@ -106,6 +108,7 @@ class Listener:
         self._runner: web.AppRunner | None = None
         self._server: asyncio.AbstractServer | None = None
         self._busy: set[RequestHandler] = set()  # connections inside a request (a page's socket)
+        self._kept: set[RequestHandler] = set()  # Telegram's webhook connections (see keep)
         self._new: list[tuple[float, RequestHandler]] = []  # made, not yet connected
         self.cap = 0
         self.closed = 0  # connections closed for the cap (slow or idle ones)
@@ -158,11 +161,18 @@ class Listener:
         self._new.append((now, handler))
         return handler
 
+    def keep(self, request: web.Request) -> None:
+        """The request came from Telegram (the webhook's secret was right): its connection
+        is never closed for room while it is idle between two updates."""
+        self._kept.add(request.protocol)
+
     def _make_room(self, live: list[RequestHandler]) -> bool:
         """Close one connection for a new one: the oldest that never sent a request's head
         (a slow one), else a page without initData, else the oldest idle keep-alive
-        connection (its client connects again when it has something to send)."""
-        idle = [h for h in live if h not in self._busy and not _started(h)]
+        connection that is not Telegram's (its client connects again when it has something
+        to send)."""
+        self._kept = {h for h in self._kept if _live(h)}
+        idle = [h for h in live if h not in self._busy and h not in self._kept and not _started(h)]
         victim = next((h for h in idle if not _served(h)), None)
         if victim is None and self._spare is not None and self._spare():
             self.closed += 1

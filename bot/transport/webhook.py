@@ -84,6 +84,8 @@ class WebhookServer:
         given = request.headers.get(SECRET_HEADER, "").encode()
         if not hmac.compare_digest(given, self._secret):
             return _refuse(403)
+        if self.listener is not None:  # Telegram's connection: never closed for room
+            self.listener.keep(request)
         if request.content_length is not None and request.content_length > MAX_BODY:
             return _refuse(413)
         try:

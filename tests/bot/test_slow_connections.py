@@ -228,6 +228,62 @@ async def test_the_cap_never_closes_a_connection_whose_request_has_come(errors, 
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
+async def ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str) -> bytes:
+    """One keep-alive GET on an open connection: its status line (b"" if it was closed)."""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    async with asyncio.timeout(10):  # a hang, not a speed
+        status = await reader.readline()
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        await reader.readexactly(length) if status else None
+    return status
+
+
+@async_test
+async def test_the_cap_never_closes_telegrams_idle_webhook_connection(errors, monkeypatch):
+    """When every open connection has been served and is idle, the cap closes the oldest
+    for a new one, but never Telegram's (seen under load: the webhook's keep-alive
+    connection closed between two updates, and the next delivery failed)."""
+    cap = 64
+    monkeypatch.setattr(listener, "connection_cap", lambda: cap)
+    server: listener.Listener
+
+    async def telegram(request: web.Request) -> web.Response:
+        server.keep(request)  # (the webhook does this once the secret is right)
+        return web.Response(text="ok")
+
+    async def other(request: web.Request) -> web.Response:
+        return web.Response(text="page")
+
+    app = web.Application()
+    app.router.add_get("/hook", telegram)
+    app.router.add_get("/page", other)
+    port = free_port()
+    server = listener.Listener(app, "127.0.0.1", port)
+    await server.start()
+    opened = []
+    try:
+        for k in range(cap):  # Telegram's first (the oldest), then pages' files
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            opened.append((reader, writer))
+            assert (await ask(reader, writer, "/hook" if k == 0 else "/page")).startswith(
+                b"HTTP/1.1 200"
+            )
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)  # one more
+        opened.append((reader, writer))
+        assert (await ask(reader, writer, "/page")).startswith(b"HTTP/1.1 200")
+        assert server.closed == 1
+        assert (await ask(*opened[0], "/hook")).startswith(b"HTTP/1.1 200"), "Telegram's closed"
+        assert await ask(*opened[1], "/page") == b"", "the oldest page's was kept instead"
+    finally:
+        for _, writer in opened:
+            writer.close()
+        await server.stop()
+    assert not errors.records, [r.getMessage() for r in errors.records]
+
+
 def test_aiohttp_still_has_what_the_listener_reads():
     """The listener reads a connection's request queue and count from aiohttp's
     RequestHandler (no public API says whether a request's head has come)."""
