@@ -10,6 +10,8 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 from aiohttp import web
@@ -173,6 +175,24 @@ UPGRADE = (
 )
 
 
+@contextlib.asynccontextmanager
+async def listening(
+    app: web.Application,
+) -> AsyncIterator[tuple[listener.Listener, int, list[tuple[Any, Any]]]]:
+    """``app`` behind a Listener on a free port; the connections the test opens (kept in
+    the list) are closed and the listener stopped after."""
+    port = free_port()
+    server = listener.Listener(app, "127.0.0.1", port)
+    await server.start()
+    opened: list[tuple[Any, Any]] = []
+    try:
+        yield server, port, opened
+    finally:
+        for _, writer in opened:
+            writer.close()
+        await server.stop()
+
+
 @async_test
 async def test_the_cap_never_closes_a_connection_whose_request_has_come(errors, monkeypatch):
     """Issue 36 item 6: the cap closed connections whose upgrade request had come but whose
@@ -199,11 +219,7 @@ async def test_the_cap_never_closes_a_connection_whose_request_has_come(errors, 
 
     app = web.Application(middlewares=[window])
     app.router.add_get("/ws", socket)
-    port = free_port()
-    server = listener.Listener(app, "127.0.0.1", port)
-    await server.start()
-    opened = []
-    try:
+    async with listening(app) as (server, port, opened):
         for _ in range(cap):
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(UPGRADE)
@@ -221,10 +237,6 @@ async def test_the_cap_never_closes_a_connection_whose_request_has_come(errors, 
             async with asyncio.timeout(10):
                 assert (await reader.readline()).startswith(b"HTTP/1.1 101"), "closed for room"
         assert server.refused == 1 and server.closed == 0
-    finally:
-        for _, writer in opened:
-            writer.close()
-        await server.stop()
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
@@ -248,7 +260,6 @@ async def test_the_cap_never_closes_telegrams_idle_webhook_connection(errors, mo
     connection closed between two updates, and the next delivery failed)."""
     cap = 64
     monkeypatch.setattr(listener, "connection_cap", lambda: cap)
-    server: listener.Listener
 
     async def telegram(request: web.Request) -> web.Response:
         server.keep(request)  # (the webhook does this once the secret is right)
@@ -260,11 +271,7 @@ async def test_the_cap_never_closes_telegrams_idle_webhook_connection(errors, mo
     app = web.Application()
     app.router.add_get("/hook", telegram)
     app.router.add_get("/page", other)
-    port = free_port()
-    server = listener.Listener(app, "127.0.0.1", port)
-    await server.start()
-    opened = []
-    try:
+    async with listening(app) as (server, port, opened):
         for k in range(cap):  # Telegram's first (the oldest), then pages' files
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             opened.append((reader, writer))
@@ -277,10 +284,6 @@ async def test_the_cap_never_closes_telegrams_idle_webhook_connection(errors, mo
         assert server.closed == 1
         assert (await ask(*opened[0], "/hook")).startswith(b"HTTP/1.1 200"), "Telegram's closed"
         assert await ask(*opened[1], "/page") == b"", "the oldest page's was kept instead"
-    finally:
-        for _, writer in opened:
-            writer.close()
-        await server.stop()
     assert not errors.records, [r.getMessage() for r in errors.records]
 
 
