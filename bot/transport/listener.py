@@ -163,15 +163,18 @@ class Listener:
 
     def keep(self, request: web.Request) -> None:
         """The request came from Telegram (the webhook's secret was right): its connection
-        is never closed for room while it is idle between two updates."""
-        self._kept.add(request.protocol)
+        is never closed for room while it is idle between two updates. (A connection new
+        to the set drops the closed ones from it: it stays as small as Telegram's pool.)"""
+        protocol = request.protocol
+        if protocol not in self._kept:
+            self._kept = {h for h in self._kept if _live(h)}
+            self._kept.add(protocol)
 
     def _make_room(self, live: list[RequestHandler]) -> bool:
         """Close one connection for a new one: the oldest that never sent a request's head
         (a slow one), else a page without initData, else the oldest idle keep-alive
         connection that is not Telegram's (its client connects again when it has something
         to send)."""
-        self._kept = {h for h in self._kept if _live(h)}
         idle = [h for h in live if h not in self._busy and h not in self._kept and not _started(h)]
         victim = next((h for h in idle if not _served(h)), None)
         if victim is None and self._spare is not None and self._spare():
